@@ -1,0 +1,132 @@
+//! Congestion control as plug-ins.
+//!
+//! A mechanism implements [`Mechanism`]: hooks at the points DESIGN.md lists (switch input,
+//! queue head, occupancy, transmission; NIC message arrival, injection gate, delivery; timers).
+//! The engine is generic over the mechanism, so hooks are statically dispatched, and a mechanism
+//! declares in [`Mechanism::HOOKS`] which ones it uses: the engine skips the rest at compile
+//! time, and a disabled mechanism costs nothing on the hot path.
+//!
+//! Mechanisms act on the network only through [`Ctx`]: sending control packets from a NIC,
+//! setting timers, drawing from their own random stream.
+
+mod ctx;
+mod none;
+
+pub use ctx::Ctx;
+pub use none::NoCc;
+
+use crate::ids::{NodeId, PortId, QpId, SwitchId, Vc};
+use crate::packet::Packet;
+use crate::time::Time;
+
+/// Priority classes of virtual channels: control > data > low (speculative / throttled).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VcClass {
+    Control = 0,
+    Data = 1,
+    Low = 2,
+}
+
+/// A virtual channel: its priority class, and whether its input buffers use virtual output
+/// queues (SRP paper §4: VOQ on the main data VC, FIFO on the others).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct VcSpec {
+    pub class: VcClass,
+    pub voq: bool,
+}
+
+/// Which hooks a mechanism uses; the engine does not even prepare the arguments of the others.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Hooks {
+    pub switch_arrival: bool,
+    pub queue_head: bool,
+    pub occupancy: bool,
+    pub transmit: bool,
+    pub message: bool,
+    pub inject_gate: bool,
+    pub injected: bool,
+    pub deliver: bool,
+    pub control: bool,
+    pub timer: bool,
+}
+
+/// Whether a NIC send queue may inject its next packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gate {
+    /// Inject now on this VC.
+    Now(Vc),
+    /// Not before this time (a rate limiter); the NIC retries then.
+    At(Time),
+    /// Not until the mechanism changes its mind (a grant, an ACK); it wakes the NIC itself.
+    Hold,
+}
+
+/// What a switch does with a packet that reached the head of its input queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Keep,
+    /// Drop it; the mechanism answers the source itself (e.g. SRP's NACK).
+    Drop,
+}
+
+/// A send queue as a mechanism sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct QueueView {
+    pub qp: QpId,
+    pub src: NodeId,
+    pub dst: NodeId,
+    /// Packets of the message at the head of the queue not yet injected.
+    pub head_message_left: u32,
+}
+
+pub trait Mechanism {
+    /// The hooks this mechanism implements.
+    const HOOKS: Hooks;
+
+    /// The name used in results (`summary.json`'s `mechanism`).
+    fn name(&self) -> &'static str;
+
+    /// Virtual channels the network needs for this mechanism, in VC index order.
+    fn vcs(&self) -> Vec<VcSpec>;
+
+    /// The VC of ordinary data packets.
+    fn data_vc(&self) -> Vc {
+        0
+    }
+
+    /// A packet's head arrived at switch input `port` (timestamp it, count it).
+    fn on_switch_arrival(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _pkt: &mut Packet) {}
+
+    /// A packet reached the head of its input queue and is about to compete for the crossbar.
+    fn at_queue_head(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _pkt: &Packet) -> Verdict {
+        Verdict::Keep
+    }
+
+    /// The occupancy of an input buffer (port, VC) changed to `bytes`.
+    fn on_occupancy(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _vc: Vc, _bytes: u32) {}
+
+    /// A packet starts leaving switch output `port` (read and rewrite header fields).
+    /// `downstream_credits` is what the next buffer has left for its VC after this packet.
+    fn on_transmit(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _pkt: &mut Packet, _downstream_credits: u32) {}
+
+    /// A message entered a send queue.
+    fn on_message(&mut self, _ctx: &mut Ctx, _q: QueueView, _packets: u32) {}
+
+    /// May this send queue inject its next data packet now, and on which VC?
+    fn inject_gate(&mut self, _ctx: &mut Ctx, _q: QueueView) -> Gate {
+        Gate::Now(self.data_vc())
+    }
+
+    /// A data packet was just injected (stamp header fields, start timers).
+    fn on_injected(&mut self, _ctx: &mut Ctx, _q: QueueView, _pkt: &mut Packet) {}
+
+    /// A data packet was delivered at its destination NIC `node` (answer: ACK, CNP, grant...).
+    fn on_deliver(&mut self, _ctx: &mut Ctx, _node: NodeId, _pkt: &Packet) {}
+
+    /// A control packet was delivered at NIC `node`.
+    fn on_control(&mut self, _ctx: &mut Ctx, _node: NodeId, _pkt: &Packet) {}
+
+    /// A timer set through [`Ctx::set_timer`] fired.
+    fn on_timer(&mut self, _ctx: &mut Ctx, _token: u64) {}
+}

@@ -1,0 +1,354 @@
+//! The typed configuration. Every default names its source.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub simulation: SimulationConfig,
+    pub topology: TopologyConfig,
+    #[serde(default)]
+    pub routing: RoutingConfig,
+    #[serde(default)]
+    pub switch: SwitchConfig,
+    #[serde(default)]
+    pub nic: NicConfig,
+    #[serde(default)]
+    pub cc: CcConfig,
+    #[serde(default)]
+    pub traffic: Vec<TrafficConfig>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SimulationConfig {
+    /// Seed of every random stream in the run.
+    pub seed: u64,
+    /// Time before measurement starts; statistics ignore it.
+    pub warmup_ns: f64,
+    /// Length of the measurement window; the run ends at `warmup_ns + measure_ns`.
+    pub measure_ns: f64,
+    /// Width of the time-series bins (covering the whole run, warm-up included).
+    pub bin_ns: f64,
+    /// Cycle length of the time base that Bernoulli arrivals use: 1 ns, the SRP paper's 1 GHz
+    /// routers (§4).
+    pub cycle_ns: f64,
+}
+
+impl Default for SimulationConfig {
+    fn default() -> Self {
+        SimulationConfig { seed: 1, warmup_ns: 20_000.0, measure_ns: 100_000.0, bin_ns: 1_000.0, cycle_ns: 1.0 }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TopologyConfig {
+    /// k-ary n-tree (Petrini & Vanneschi): k^n hosts, n levels of k^(n-1) switches with 2k ports
+    /// (the top level uses only its k down ports). The SRP reference network is the 16-ary 2-tree.
+    KaryNtree {
+        k: u32,
+        n: u32,
+        #[serde(flatten)]
+        link: LinkConfig,
+    },
+    /// Two-level folded Clos: `leaves` leaf switches with `hosts_per_leaf` hosts each, and
+    /// `spines` spine switches, one link from every leaf to every spine. The thesis' 648-node
+    /// fat tree (Paper IV) is 36 leaves x 18 hosts with 18 spines of 36 ports.
+    FatTree2 {
+        leaves: u32,
+        hosts_per_leaf: u32,
+        spines: u32,
+        #[serde(flatten)]
+        link: LinkConfig,
+    },
+    /// Hosts, switches and links written out, for the papers' small scenarios.
+    Explicit {
+        hosts: Vec<String>,
+        switches: Vec<String>,
+        links: Vec<ExplicitLink>,
+        #[serde(flatten)]
+        link: LinkConfig,
+    },
+}
+
+impl TopologyConfig {
+    pub fn link(&self) -> &LinkConfig {
+        match self {
+            TopologyConfig::KaryNtree { link, .. }
+            | TopologyConfig::FatTree2 { link, .. }
+            | TopologyConfig::Explicit { link, .. } => link,
+        }
+    }
+}
+
+/// Default channel parameters, used by every link that does not set its own.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    /// SRP paper §4: every channel, injection and ejection included, is 10 Gb/s.
+    #[serde(default = "default_bandwidth_gbps")]
+    pub bandwidth_gbps: f64,
+    /// SRP paper §4: every channel has 32 ns latency.
+    #[serde(default = "default_latency_ns")]
+    pub latency_ns: f64,
+}
+
+fn default_bandwidth_gbps() -> f64 {
+    10.0
+}
+fn default_latency_ns() -> f64 {
+    32.0
+}
+
+impl Default for LinkConfig {
+    fn default() -> Self {
+        LinkConfig { bandwidth_gbps: default_bandwidth_gbps(), latency_ns: default_latency_ns() }
+    }
+}
+
+/// A bidirectional link between two named hosts or switches. A switch's ports are numbered in
+/// the order its links appear.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ExplicitLink {
+    pub a: String,
+    pub b: String,
+    /// Optional label (e.g. `L0`); link utilization is reported under it.
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub bandwidth_gbps: Option<f64>,
+    #[serde(default)]
+    pub latency_ns: Option<f64>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RoutingConfig {
+    pub algorithm: RoutingAlgorithm,
+    /// Per-switch routes for explicit topologies; they take precedence over shortest paths.
+    pub routes: Vec<ExplicitRoute>,
+}
+
+impl Default for RoutingConfig {
+    fn default() -> Self {
+        RoutingConfig { algorithm: RoutingAlgorithm::Auto, routes: Vec::new() }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RoutingAlgorithm {
+    /// `nca` on fat trees, `shortest_path` on explicit topologies.
+    Auto,
+    /// Nearest-common-ancestor: random up port per packet, deterministic down (SRP paper §4).
+    Nca,
+    /// D-mod-K: the up port is a function of the destination, so each down link carries the
+    /// traffic of one destination (thesis Paper II, L1125).
+    Dmodk,
+    /// Minimal hop count; among equal choices the lowest port number.
+    ShortestPath,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ExplicitRoute {
+    pub switch: String,
+    /// Destination host name.
+    pub dest: String,
+    /// Next hop: the name of the neighbouring host or switch.
+    pub next: String,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SwitchConfig {
+    /// Zero-load latency from a head arriving at an input to it leaving the output: 26 ns
+    /// (SRP paper §4, after [24]).
+    pub router_latency_ns: f64,
+    /// Crossbar speedup over the channel rate: 2x (SRP paper §4).
+    pub speedup: f64,
+    /// Input buffer per port and VC, in data packets: 16 (SRP paper §4). Exclusive with
+    /// `input_buffer_bytes`.
+    pub input_buffer_packets: Option<u32>,
+    pub input_buffer_bytes: Option<u32>,
+    /// Output buffer per port and VC, in data packets: 4 (SRP paper §4).
+    pub output_buffer_packets: Option<u32>,
+    pub output_buffer_bytes: Option<u32>,
+    /// Virtual output queues on the data VCs' input buffers (SRP paper §4: VOQ on the main data
+    /// VC, FIFO on the others). `false` gives one FIFO per VC.
+    pub voq: bool,
+}
+
+impl Default for SwitchConfig {
+    fn default() -> Self {
+        SwitchConfig {
+            router_latency_ns: 26.0,
+            speedup: 2.0,
+            input_buffer_packets: None,
+            input_buffer_bytes: None,
+            output_buffer_packets: None,
+            output_buffer_bytes: None,
+            voq: true,
+        }
+    }
+}
+
+/// SRP paper §4: 16 packets of input buffer per VC.
+pub const DEFAULT_INPUT_BUFFER_PACKETS: u32 = 16;
+/// SRP paper §4: 4-packet output buffer per VC.
+pub const DEFAULT_OUTPUT_BUFFER_PACKETS: u32 = 4;
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct NicConfig {
+    /// SRP paper §4: data packets are 2048 bits (32 flits of 64 bits).
+    pub data_packet_bytes: u32,
+    /// SRP paper §4: control packets are one 64-bit flit.
+    pub control_packet_bytes: u32,
+}
+
+impl Default for NicConfig {
+    fn default() -> Self {
+        NicConfig { data_packet_bytes: 256, control_packet_bytes: 8 }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct CcConfig {
+    pub mechanism: Mechanism,
+}
+
+impl Default for CcConfig {
+    fn default() -> Self {
+        CcConfig { mechanism: Mechanism::None }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Mechanism {
+    /// No congestion control: the baseline network of every paper.
+    None,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficConfig {
+    /// Name used in results; defaults to `pattern` plus the index.
+    #[serde(default)]
+    pub name: Option<String>,
+    pub pattern: Pattern,
+    /// Offered load per source as a fraction of its injection link rate. Required unless the
+    /// class is `greedy` or `burst`.
+    #[serde(default)]
+    pub load: Option<f64>,
+    /// Sources always have a message ready (offered load 1 with a bounded backlog).
+    #[serde(default)]
+    pub greedy: bool,
+    #[serde(default)]
+    pub arrival: Arrival,
+    #[serde(default)]
+    pub message: MessageSize,
+    /// Active from this time ...
+    #[serde(default)]
+    pub start_ns: f64,
+    /// ... until this time (exclusive). Defaults to the end of the run.
+    #[serde(default)]
+    pub stop_ns: Option<f64>,
+    /// Sources: all hosts unless given (names or ids). For `hotspot`, the senders.
+    #[serde(default)]
+    pub sources: Option<Vec<NodeRef>>,
+    /// Removes from the source and destination sets the senders and destination of the named
+    /// classes (the SRP paper's combined pattern: background among the other nodes).
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    /// `hotspot`: number of senders drawn at random (seeded) when `sources` is not given.
+    #[serde(default)]
+    pub senders: Option<u32>,
+    /// `hotspot` and `flow`: the destination.
+    #[serde(default)]
+    pub dest: Option<NodeRef>,
+    /// `flow`: the source.
+    #[serde(default)]
+    pub src: Option<NodeRef>,
+    /// `shift`: destination = (source + shift) mod N.
+    #[serde(default)]
+    pub shift: Option<u32>,
+}
+
+/// A host named in the config: its name (explicit topologies) or its id.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum NodeRef {
+    Id(u32),
+    Name(String),
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Pattern {
+    /// Uniform random destination among the class's destinations, never the source itself.
+    Uniform,
+    /// All sources send to `dest`.
+    Hotspot,
+    /// One source, one destination (`src`, `dest`).
+    Flow,
+    /// destination = (source + shift) mod N.
+    Shift,
+    /// destination = (source + ceil(N/2) - 1) mod N (Dally & Towles ch. 3).
+    Tornado,
+    /// destination = source with its log2(N) address bits reversed.
+    Bitreverse,
+    /// A random permutation with no fixed point (Sattolo's algorithm), seeded.
+    Randperm,
+    /// Every source sends one message to `dest` at `start_ns` (the SRP paper's impulse, §6.5).
+    Burst,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Arrival {
+    /// A message starts in each cycle (`simulation.cycle_ns`) with a fixed probability, as in
+    /// BookSim's injection process.
+    #[default]
+    Bernoulli,
+    /// Exponential inter-arrival times.
+    Poisson,
+    /// Evenly spaced messages.
+    Periodic,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum MessageSize {
+    Fixed { packets: u32 },
+    /// `packets[i]` with probability proportional to `weights[i]` (per message).
+    Bimodal { packets: Vec<u32>, #[serde(default)] weights: Option<Vec<f64>> },
+    /// Uniform on `min..=max` packets.
+    Uniform { min: u32, max: u32 },
+}
+
+impl Default for MessageSize {
+    /// SRP paper §4 default experiment (and the default example): 4-packet messages.
+    fn default() -> Self {
+        MessageSize::Fixed { packets: 4 }
+    }
+}
+
+impl MessageSize {
+    pub fn mean_packets(&self) -> f64 {
+        match self {
+            MessageSize::Fixed { packets } => *packets as f64,
+            MessageSize::Bimodal { packets, weights } => {
+                let w: Vec<f64> = weights.clone().unwrap_or_else(|| vec![1.0; packets.len()]);
+                let total: f64 = w.iter().sum();
+                packets.iter().zip(&w).map(|(p, w)| *p as f64 * w).sum::<f64>() / total
+            }
+            MessageSize::Uniform { min, max } => (*min as f64 + *max as f64) / 2.0,
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! Range and cross-field checks. Host references (names, ids) are resolved, and checked, when
+//! the topology is built (`traffic::resolve`), because only then is the host set known.
+
+use super::schema::*;
+use crate::error::{ConfigError, ConfigResult};
+
+/// Switches keep per-output request sets as 64-bit masks of inputs.
+pub const MAX_SWITCH_PORTS: u32 = 64;
+
+impl Config {
+    pub fn validate(&self) -> ConfigResult<()> {
+        self.simulation.validate()?;
+        validate_topology(&self.topology)?;
+        self.switch.validate(&self.nic)?;
+        self.nic.validate()?;
+        if self.traffic.is_empty() {
+            return Err(ConfigError::new("traffic", "no traffic class: add at least one [[traffic]] table"));
+        }
+        for (i, t) in self.traffic.iter().enumerate() {
+            t.validate(&format!("traffic[{i}]"))?;
+        }
+        let names: Vec<String> = self.traffic.iter().enumerate().map(|(i, t)| t.display_name(i)).collect();
+        for (i, n) in names.iter().enumerate() {
+            if names[..i].contains(n) {
+                return Err(ConfigError::new(format!("traffic[{i}].name"), format!("`{n}` is used by two classes: names must be unique")));
+            }
+        }
+        for (i, t) in self.traffic.iter().enumerate() {
+            for x in &t.exclude {
+                if !names.contains(x) || x == &names[i] {
+                    return Err(ConfigError::new(format!("traffic[{i}].exclude"), format!("`{x}` is not the name of another traffic class (names: {})", names.join(", "))));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn positive(key: &str, v: f64) -> ConfigResult<()> {
+    if v.is_finite() && v > 0.0 {
+        Ok(())
+    } else {
+        Err(ConfigError::new(key, format!("must be a positive number, got {v}")))
+    }
+}
+
+fn non_negative(key: &str, v: f64) -> ConfigResult<()> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(())
+    } else {
+        Err(ConfigError::new(key, format!("must be zero or positive, got {v}")))
+    }
+}
+
+impl SimulationConfig {
+    fn validate(&self) -> ConfigResult<()> {
+        non_negative("simulation.warmup_ns", self.warmup_ns)?;
+        positive("simulation.measure_ns", self.measure_ns)?;
+        positive("simulation.bin_ns", self.bin_ns)?;
+        positive("simulation.cycle_ns", self.cycle_ns)
+    }
+}
+
+fn validate_link(prefix: &str, l: &LinkConfig) -> ConfigResult<()> {
+    positive(&format!("{prefix}bandwidth_gbps"), l.bandwidth_gbps)?;
+    non_negative(&format!("{prefix}latency_ns"), l.latency_ns)
+}
+
+fn validate_topology(t: &TopologyConfig) -> ConfigResult<()> {
+    validate_link("topology.", t.link())?;
+    match t {
+        TopologyConfig::KaryNtree { k, n, .. } => {
+            if *k < 2 {
+                return Err(ConfigError::new("topology.k", format!("must be at least 2, got {k}")));
+            }
+            if *n < 1 {
+                return Err(ConfigError::new("topology.n", format!("must be at least 1, got {n}")));
+            }
+            if 2 * k > MAX_SWITCH_PORTS {
+                return Err(ConfigError::new("topology.k", format!("switches would have {} ports; at most {MAX_SWITCH_PORTS} are supported", 2 * k)));
+            }
+            if (*k as u64).checked_pow(*n).is_none_or(|h| h > 1 << 20) {
+                return Err(ConfigError::new("topology.n", format!("{k}^{n} hosts is more than the 1,048,576 supported")));
+            }
+        }
+        TopologyConfig::FatTree2 { leaves, hosts_per_leaf, spines, .. } => {
+            for (key, v) in [("leaves", leaves), ("hosts_per_leaf", hosts_per_leaf), ("spines", spines)] {
+                if *v < 1 {
+                    return Err(ConfigError::new(format!("topology.{key}"), "must be at least 1"));
+                }
+            }
+            if hosts_per_leaf + spines > MAX_SWITCH_PORTS {
+                return Err(ConfigError::new("topology.spines", format!("leaves would have {} ports; at most {MAX_SWITCH_PORTS} are supported", hosts_per_leaf + spines)));
+            }
+            if *leaves > MAX_SWITCH_PORTS {
+                return Err(ConfigError::new("topology.leaves", format!("spines would have {leaves} ports; at most {MAX_SWITCH_PORTS} are supported")));
+            }
+        }
+        TopologyConfig::Explicit { hosts, switches, links, .. } => {
+            if hosts.is_empty() {
+                return Err(ConfigError::new("topology.hosts", "lists no host"));
+            }
+            for (i, l) in links.iter().enumerate() {
+                if let Some(b) = l.bandwidth_gbps {
+                    positive(&format!("topology.links[{i}].bandwidth_gbps"), b)?;
+                }
+                if let Some(d) = l.latency_ns {
+                    non_negative(&format!("topology.links[{i}].latency_ns"), d)?;
+                }
+            }
+            let _ = switches;
+        }
+    }
+    Ok(())
+}
+
+impl SwitchConfig {
+    fn validate(&self, nic: &NicConfig) -> ConfigResult<()> {
+        non_negative("switch.router_latency_ns", self.router_latency_ns)?;
+        positive("switch.speedup", self.speedup)?;
+        if self.input_buffer_packets.is_some() && self.input_buffer_bytes.is_some() {
+            return Err(ConfigError::new("switch.input_buffer_bytes", "give the input buffer in packets or in bytes, not both"));
+        }
+        if self.output_buffer_packets.is_some() && self.output_buffer_bytes.is_some() {
+            return Err(ConfigError::new("switch.output_buffer_bytes", "give the output buffer in packets or in bytes, not both"));
+        }
+        // Virtual cut-through: a buffer must hold a whole packet.
+        if self.input_buffer_bytes(nic) < nic.data_packet_bytes {
+            return Err(ConfigError::new("switch.input_buffer_bytes", format!("must hold at least one data packet ({} bytes) for virtual cut-through", nic.data_packet_bytes)));
+        }
+        if self.output_buffer_bytes(nic) < nic.data_packet_bytes {
+            return Err(ConfigError::new("switch.output_buffer_bytes", format!("must hold at least one data packet ({} bytes) for virtual cut-through", nic.data_packet_bytes)));
+        }
+        Ok(())
+    }
+
+    pub fn input_buffer_bytes(&self, nic: &NicConfig) -> u32 {
+        self.input_buffer_bytes
+            .unwrap_or(self.input_buffer_packets.unwrap_or(DEFAULT_INPUT_BUFFER_PACKETS).saturating_mul(nic.data_packet_bytes))
+    }
+
+    pub fn output_buffer_bytes(&self, nic: &NicConfig) -> u32 {
+        self.output_buffer_bytes
+            .unwrap_or(self.output_buffer_packets.unwrap_or(DEFAULT_OUTPUT_BUFFER_PACKETS).saturating_mul(nic.data_packet_bytes))
+    }
+}
+
+impl NicConfig {
+    fn validate(&self) -> ConfigResult<()> {
+        if self.data_packet_bytes == 0 {
+            return Err(ConfigError::new("nic.data_packet_bytes", "must be at least 1"));
+        }
+        if self.control_packet_bytes == 0 || self.control_packet_bytes > self.data_packet_bytes {
+            return Err(ConfigError::new("nic.control_packet_bytes", format!("must be between 1 and data_packet_bytes ({})", self.data_packet_bytes)));
+        }
+        Ok(())
+    }
+}
+
+impl TrafficConfig {
+    pub fn display_name(&self, index: usize) -> String {
+        self.name.clone().unwrap_or_else(|| format!("{}{index}", serde_plain_pattern(self.pattern)))
+    }
+
+    fn validate(&self, key: &str) -> ConfigResult<()> {
+        let needs_load = !self.greedy && self.pattern != Pattern::Burst;
+        match (self.load, needs_load) {
+            (Some(l), true) => {
+                if !(l.is_finite() && l > 0.0 && l <= 1.0) {
+                    return Err(ConfigError::new(format!("{key}.load"), format!("must be in (0, 1] (a fraction of the injection link rate), got {l}")));
+                }
+            }
+            (None, true) => return Err(ConfigError::new(format!("{key}.load"), "is required (or set greedy = true)")),
+            (Some(_), false) => return Err(ConfigError::new(format!("{key}.load"), "does not apply to greedy or burst classes: remove it")),
+            (None, false) => {}
+        }
+        non_negative(&format!("{key}.start_ns"), self.start_ns)?;
+        if let Some(stop) = self.stop_ns {
+            if !(stop.is_finite() && stop > self.start_ns) {
+                return Err(ConfigError::new(format!("{key}.stop_ns"), format!("must be after start_ns ({}), got {stop}", self.start_ns)));
+            }
+        }
+        match &self.message {
+            MessageSize::Fixed { packets } if *packets == 0 => {
+                return Err(ConfigError::new(format!("{key}.message.packets"), "must be at least 1"));
+            }
+            MessageSize::Bimodal { packets, weights } => {
+                if packets.is_empty() || packets.contains(&0) {
+                    return Err(ConfigError::new(format!("{key}.message.packets"), "must list sizes of at least 1 packet"));
+                }
+                if let Some(w) = weights {
+                    if w.len() != packets.len() || w.iter().any(|x| !(x.is_finite() && *x >= 0.0)) || w.iter().sum::<f64>() <= 0.0 {
+                        return Err(ConfigError::new(format!("{key}.message.weights"), "must give one non-negative weight per size, not all zero"));
+                    }
+                }
+            }
+            MessageSize::Uniform { min, max } if *min == 0 || min > max => {
+                return Err(ConfigError::new(format!("{key}.message"), format!("needs 1 <= min <= max, got min {min}, max {max}")));
+            }
+            _ => {}
+        }
+        let need = |field: &str, present: bool| {
+            if present {
+                Ok(())
+            } else {
+                Err(ConfigError::new(format!("{key}.{field}"), format!("is required by pattern `{}`", serde_plain_pattern(self.pattern))))
+            }
+        };
+        match self.pattern {
+            Pattern::Hotspot | Pattern::Burst => need("dest", self.dest.is_some())?,
+            Pattern::Flow => {
+                need("src", self.src.is_some())?;
+                need("dest", self.dest.is_some())?;
+            }
+            Pattern::Shift => need("shift", self.shift.is_some())?,
+            _ => {}
+        }
+        if self.senders.is_some() && self.sources.is_some() {
+            return Err(ConfigError::new(format!("{key}.senders"), "give either `senders` (a random set) or `sources` (a list), not both"));
+        }
+        if self.senders == Some(0) {
+            return Err(ConfigError::new(format!("{key}.senders"), "must be at least 1"));
+        }
+        Ok(())
+    }
+}
+
+pub fn serde_plain_pattern(p: Pattern) -> &'static str {
+    match p {
+        Pattern::Uniform => "uniform",
+        Pattern::Hotspot => "hotspot",
+        Pattern::Flow => "flow",
+        Pattern::Shift => "shift",
+        Pattern::Tornado => "tornado",
+        Pattern::Bitreverse => "bitreverse",
+        Pattern::Randperm => "randperm",
+        Pattern::Burst => "burst",
+    }
+}

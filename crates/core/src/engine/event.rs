@@ -1,0 +1,56 @@
+//! Everything that can happen at a point in time.
+
+use crate::ids::{ChannelId, NodeId, PacketId, PortId, SwitchId, Vc};
+
+#[derive(Clone, Copy, Debug)]
+pub enum Event {
+    /// Credits for `bytes` of buffer reach the upstream end of channel `ch`.
+    Credit { ch: ChannelId, vc: Vc, bytes: u32 },
+    /// Channel `ch` finished serializing a packet (or a deferred start is due).
+    LinkFree { ch: ChannelId },
+    /// The crossbar finished moving `pkt`'s tail from input `inp` to output `out`.
+    XbarDone { sw: SwitchId, inp: PortId, out: PortId, pkt: PacketId },
+    /// The head of `pkt` reaches the switch at the far end of `ch`.
+    HeadArrive { ch: ChannelId, pkt: PacketId },
+    /// `pkt`, at the head of its input queue, has spent the router pipeline latency.
+    Eligible { sw: SwitchId, inp: PortId, pkt: PacketId },
+    /// The tail of `pkt` reaches its destination NIC over channel `ch`.
+    Deliver { ch: ChannelId, pkt: PacketId },
+    /// A NIC should retry injection (a rate limiter expired, or a control packet was queued).
+    NicWake { node: NodeId },
+    /// Traffic source `source` generates its next message.
+    Arrival { source: u32 },
+    /// A timer a mechanism set; `token` is the mechanism's own.
+    Timer { token: u64 },
+}
+
+impl Event {
+    /// Among events at the same time: resources are released (credits, links, crossbar) before
+    /// they are competed for, so an allocation never misses what frees at the same picosecond.
+    pub fn priority(&self) -> u8 {
+        match self {
+            Event::Credit { .. } => 0,
+            Event::LinkFree { .. } => 1,
+            Event::XbarDone { .. } => 2,
+            Event::HeadArrive { .. } => 3,
+            Event::Eligible { .. } => 4,
+            Event::Deliver { .. } => 5,
+            Event::Timer { .. } => 6,
+            Event::NicWake { .. } => 7,
+            Event::Arrival { .. } => 8,
+        }
+    }
+
+    /// The entity the event belongs to, as the deterministic tie-break after priority.
+    pub fn entity(&self) -> u64 {
+        match *self {
+            Event::Credit { ch, .. } | Event::LinkFree { ch } => ch as u64,
+            Event::XbarDone { sw, out, .. } => ((sw as u64) << 16) | out as u64,
+            Event::HeadArrive { ch, .. } | Event::Deliver { ch, .. } => ch as u64,
+            Event::Eligible { sw, inp, .. } => ((sw as u64) << 16) | inp as u64,
+            Event::NicWake { node } => node as u64,
+            Event::Arrival { source } => source as u64,
+            Event::Timer { token } => token,
+        }
+    }
+}

@@ -1,0 +1,27 @@
+//! lossless: a discrete-event simulator of congestion management in lossless interconnection
+//! networks (credit-based link-level flow control, virtual cut-through).
+//!
+//! Data flows one way (DESIGN.md): [`config`] -> [`topology`] + [`routing`] -> the network
+//! ([`switch`], [`nic`], [`cc`] plug-ins, [`traffic`] sources) -> the event loop in [`sim`] ->
+//! [`stats`] -> a [`stats::Summary`].
+
+pub mod cc;
+pub mod config;
+pub mod engine;
+pub mod error;
+pub mod ids;
+pub mod nic;
+pub mod packet;
+pub mod rng;
+pub mod routing;
+pub mod sim;
+pub mod stats;
+pub mod switch;
+pub mod time;
+pub mod topology;
+pub mod traffic;
+
+pub use config::Config;
+pub use error::{ConfigError, ConfigResult};
+pub use sim::{check, run, Progress, Sim};
+pub use stats::Summary;

@@ -1,0 +1,81 @@
+//! Packets and the slab that stores them. Packets are created when they leave a NIC's send queue
+//! and freed on delivery or drop; ids index the slab so the hot path never allocates.
+
+use crate::ids::{ClassId, NodeId, PacketId, PortId, QpId, Vc};
+use crate::time::Time;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacketKind {
+    Data,
+    /// A mechanism's control packet; the subtype is the mechanism's own (ACK, CNP, grant...).
+    Control(u8),
+}
+
+/// Header fields that mechanisms read and rewrite (FECN/ECN marks, TTW stamps, rate fields).
+/// Their meaning belongs to the mechanism that sets them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CcHeader {
+    pub flags: u16,
+    pub a: u32,
+    pub b: u32,
+    pub stamp: Time,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub bytes: u32,
+    pub kind: PacketKind,
+    pub vc: Vc,
+    pub class: ClassId,
+    pub qp: QpId,
+    /// Creation of the message the packet belongs to.
+    pub created: Time,
+    /// When the packet reached the head of its send queue.
+    pub ready: Time,
+    /// When its head left the source NIC.
+    pub injected: Time,
+    /// Arrival of the head at the buffer the packet is in now.
+    pub head_in: Time,
+    /// When the tail has fully arrived in the buffer the packet is in now.
+    pub tail_in: Time,
+    /// Output port chosen at the current switch.
+    pub out_port: PortId,
+    pub hdr: CcHeader,
+}
+
+#[derive(Default)]
+pub struct Slab {
+    packets: Vec<Packet>,
+    free: Vec<PacketId>,
+}
+
+impl Slab {
+    pub fn alloc(&mut self, p: Packet) -> PacketId {
+        match self.free.pop() {
+            Some(id) => {
+                self.packets[id as usize] = p;
+                id
+            }
+            None => {
+                self.packets.push(p);
+                (self.packets.len() - 1) as PacketId
+            }
+        }
+    }
+
+    pub fn release(&mut self, id: PacketId) {
+        self.free.push(id);
+    }
+
+    #[inline]
+    pub fn get(&self, id: PacketId) -> &Packet {
+        &self.packets[id as usize]
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        &mut self.packets[id as usize]
+    }
+}

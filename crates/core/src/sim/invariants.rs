@@ -1,0 +1,100 @@
+//! Invariants of a lossless network, checked from the simulation's state (tests call
+//! [`Sim::check_invariants`] at the end of every run):
+//! - conservation: every injected data packet is delivered, dropped (and counted), or still
+//!   somewhere in the network: an input queue, an output buffer, or on a link;
+//! - credits: for every channel and VC, the upstream's credits + bytes on the link + bytes in
+//!   the downstream buffer + credits travelling back = the downstream buffer's capacity;
+//! - no buffer ever held more than its capacity (high-water marks).
+
+use super::Sim;
+use crate::cc::Mechanism;
+use crate::engine::Event;
+use crate::ids::Endpoint;
+use crate::packet::PacketKind;
+
+impl<M: Mechanism> Sim<M> {
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let nv = self.vcs.len();
+        let nch = self.topo.channels.len();
+        // Bytes per (channel, VC) on the link and in returning credits.
+        let mut on_link = vec![0u64; nch * nv];
+        let mut credits_back = vec![0u64; nch * nv];
+        let mut data_in_network = 0u64;
+        let mut control_in_network = 0u64;
+        let mut count = |kind: PacketKind| match kind {
+            PacketKind::Data => data_in_network += 1,
+            PacketKind::Control(_) => control_in_network += 1,
+        };
+        for ev in self.events.pending() {
+            match *ev {
+                Event::HeadArrive { ch, pkt } | Event::Deliver { ch, pkt } => {
+                    let p = self.slab.get(pkt);
+                    on_link[ch as usize * nv + p.vc as usize] += p.bytes as u64;
+                    count(p.kind);
+                }
+                Event::Credit { ch, vc, bytes } => credits_back[ch as usize * nv + vc as usize] += bytes as u64,
+                _ => {}
+            }
+        }
+        for (s, sw) in self.switches.iter().enumerate() {
+            for (port, vcs) in sw.inputs.iter().enumerate() {
+                for (vc, ivc) in vcs.iter().enumerate() {
+                    if ivc.peak > self.p.in_cap {
+                        return Err(format!("switch {s} input {port} VC {vc} held {} bytes, capacity {}", ivc.peak, self.p.in_cap));
+                    }
+                    for q in &ivc.queues {
+                        for &pkt in q {
+                            count(self.slab.get(pkt).kind);
+                        }
+                    }
+                }
+            }
+            for (port, o) in sw.outputs.iter().enumerate() {
+                for (vc, ovc) in o.vcs.iter().enumerate() {
+                    if ovc.peak > self.p.out_cap {
+                        return Err(format!("switch {s} output {port} VC {vc} held {} bytes, capacity {}", ovc.peak, self.p.out_cap));
+                    }
+                    for &pkt in &ovc.fifo {
+                        count(self.slab.get(pkt).kind);
+                    }
+                }
+            }
+        }
+        let k = &self.stats.counters;
+        let expected = k.injected - k.delivered - k.dropped;
+        if data_in_network != expected {
+            return Err(format!(
+                "conservation: {data_in_network} data packets in the network but injected {} - delivered {} - dropped {} = {expected}",
+                k.injected, k.delivered, k.dropped
+            ));
+        }
+        let queued_control: u64 = self.control.iter().map(|q| q.len() as u64).sum();
+        if control_in_network + queued_control + k.control_delivered != k.control_sent {
+            return Err(format!(
+                "conservation of control packets: {control_in_network} in network + {queued_control} queued + {} delivered != {} sent",
+                k.control_delivered, k.control_sent
+            ));
+        }
+        for (ch, c) in self.topo.channels.iter().enumerate() {
+            for vc in 0..nv {
+                let credits = match c.from {
+                    Endpoint::Host(n) => self.nics[n as usize].credits[vc],
+                    Endpoint::Switch(s, p) => self.switches[s as usize].outputs[p as usize].vcs[vc].credits,
+                } as u64;
+                let buffered = match c.to {
+                    Endpoint::Host(_) => 0,
+                    Endpoint::Switch(s, p) => self.switches[s as usize].inputs[p as usize][vc].bytes as u64,
+                };
+                let i = ch * nv + vc;
+                let total = credits + on_link[i] + buffered + credits_back[i];
+                if total != self.p.in_cap as u64 {
+                    return Err(format!(
+                        "credits on channel {} ({}) VC {vc}: {credits} held + {} on the link + {buffered} buffered + {} returning = {total}, capacity {}",
+                        ch, c.name, on_link[i], credits_back[i], self.p.in_cap
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}

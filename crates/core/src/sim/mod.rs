@@ -1,0 +1,247 @@
+//! The simulation: the network built from a config, the event loop, and the dispatch of events
+//! to the switch and NIC behaviour (`switch_ops`, `nic_ops`).
+//!
+//! Packet timing (virtual cut-through, DESIGN.md "Simulation model"): a head crosses a channel in
+//! its latency and the tail follows one serialization time later; at a switch the head may
+//! compete for the crossbar after the router latency; the crossbar moves it at `speedup` times
+//! the output rate into a per-VC output buffer; the output sends it when the downstream buffer
+//! has credits for the whole packet, never so early that its tail would leave before it arrived.
+//! Credits return over the reverse direction once the tail has left the input buffer.
+
+/// A [`Ctx`] over the simulation's fields, leaving `self.mech` free to be borrowed beside it.
+macro_rules! mech_ctx {
+    ($s:ident) => {
+        Ctx {
+            now: $s.now,
+            events: &mut $s.events,
+            slab: &mut $s.slab,
+            control_queues: &mut $s.control,
+            control_bytes: $s.p.control_bytes,
+            rng: &mut $s.mech_rng,
+            control_sent: &mut $s.stats.counters.control_sent,
+        }
+    };
+}
+
+mod invariants;
+mod nic_ops;
+mod switch_ops;
+
+use crate::cc::{Ctx, Mechanism, NoCc, VcClass, VcSpec};
+use crate::config::{Config, Mechanism as MechanismName};
+use crate::engine::{Event, EventQueue};
+use crate::error::{ConfigError, ConfigResult};
+use crate::ids::{Endpoint, Vc};
+use crate::nic::{ControlQueues, Nic, SendQueue};
+use crate::packet::Slab;
+use crate::rng::{stream, Family, Stream};
+use crate::routing::Routing;
+use crate::stats::{Stats, Summary, SummaryContext};
+use crate::switch::Switch;
+use crate::time::{ps_from_ns, Rate, Time};
+use crate::topology::Topology;
+use crate::traffic::{self, Traffic};
+use std::collections::VecDeque;
+
+/// Where a run is, for progress reports.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    pub now: Time,
+    pub end: Time,
+    pub events: u64,
+}
+
+/// Builds and runs the configured mechanism.
+pub fn run(cfg: &Config, progress: &mut dyn FnMut(&Progress)) -> ConfigResult<Summary> {
+    match cfg.cc.mechanism {
+        MechanismName::None => Ok(Sim::new(cfg, NoCc { voq: cfg.switch.voq })?.run(progress)),
+    }
+}
+
+/// Checks that a config builds (topology, routing, traffic, mechanism) without running it.
+pub fn check(cfg: &Config) -> ConfigResult<()> {
+    match cfg.cc.mechanism {
+        MechanismName::None => Sim::new(cfg, NoCc { voq: cfg.switch.voq }).map(|_| ()),
+    }
+}
+
+pub(crate) struct Params {
+    pub router_latency: Time,
+    pub in_cap: u32,
+    pub out_cap: u32,
+    pub data_bytes: u32,
+    pub control_bytes: u32,
+}
+
+pub struct Sim<M: Mechanism> {
+    pub(crate) mech: M,
+    pub(crate) now: Time,
+    pub(crate) end: Time,
+    pub(crate) seed: u64,
+    pub(crate) events: EventQueue,
+    pub(crate) slab: Slab,
+    pub(crate) topo: Topology,
+    pub(crate) routing: Routing,
+    pub(crate) vcs: Vec<VcSpec>,
+    /// VCs grouped by priority class, highest first; round-robin inside a group.
+    pub(crate) vc_groups: Vec<Vec<Vc>>,
+    /// Crossbar rate towards each channel (channel rate x speedup), indexed by channel.
+    pub(crate) xbar_rate: Vec<Rate>,
+    pub(crate) switches: Vec<Switch>,
+    pub(crate) nics: Vec<Nic>,
+    pub(crate) control: ControlQueues,
+    pub(crate) qps: Vec<SendQueue>,
+    pub(crate) traffic: Traffic,
+    pub(crate) stats: Stats,
+    pub(crate) mech_rng: Stream,
+    pub(crate) p: Params,
+}
+
+impl<M: Mechanism> Sim<M> {
+    pub fn new(cfg: &Config, mech: M) -> ConfigResult<Sim<M>> {
+        let topo = Topology::build(&cfg.topology)?;
+        let routing = Routing::build(&cfg.routing, &topo)?;
+        let warmup = ps_from_ns(cfg.simulation.warmup_ns);
+        let end = warmup + ps_from_ns(cfg.simulation.measure_ns);
+        let traffic = traffic::resolve(cfg, &topo, end)?;
+        let vcs = mech.vcs();
+        if vcs.is_empty() || vcs.len() > Vc::MAX as usize {
+            return Err(ConfigError::new("cc.mechanism", "the mechanism defines no virtual channel"));
+        }
+        let in_cap = cfg.switch.input_buffer_bytes(&cfg.nic);
+        let out_cap = cfg.switch.output_buffer_bytes(&cfg.nic);
+        let seed = cfg.simulation.seed;
+        let nv = vcs.len();
+        let switches = topo
+            .switches
+            .iter()
+            .enumerate()
+            .map(|(s, node)| Switch::new(node.ports.len(), &vcs, |_| in_cap, stream(seed, Family::Switch, s as u64)))
+            .collect();
+        let nics = (0..topo.hosts()).map(|h| Nic::new(topo.host_out[h], topo.host_in[h], vec![in_cap; nv])).collect();
+        let xbar_rate = topo.channels.iter().map(|c| c.rate.scaled(cfg.switch.speedup)).collect();
+        let mut vc_groups = Vec::new();
+        for class in [VcClass::Control, VcClass::Data, VcClass::Low] {
+            let g: Vec<Vc> = (0..nv).filter(|&v| vcs[v].class == class).map(|v| v as Vc).collect();
+            if !g.is_empty() {
+                vc_groups.push(g);
+            }
+        }
+        let stats = Stats::new(warmup, end, ps_from_ns(cfg.simulation.bin_ns).max(1), traffic.classes.len(), topo.hosts(), topo.channels.len());
+        let mut sim = Sim {
+            mech,
+            now: 0,
+            end,
+            seed,
+            events: EventQueue::default(),
+            slab: Slab::default(),
+            control: vec![VecDeque::new(); topo.hosts()],
+            routing,
+            vcs,
+            vc_groups,
+            xbar_rate,
+            switches,
+            nics,
+            qps: Vec::new(),
+            traffic,
+            stats,
+            mech_rng: stream(seed, Family::Mechanism, 0),
+            p: Params {
+                router_latency: ps_from_ns(cfg.switch.router_latency_ns),
+                in_cap,
+                out_cap,
+                data_bytes: cfg.nic.data_packet_bytes,
+                control_bytes: cfg.nic.control_packet_bytes,
+            },
+            topo,
+        };
+        for s in 0..sim.traffic.sources.len() {
+            if let Some(t) = sim.traffic.first(s) {
+                sim.events.push(t, Event::Arrival { source: s as u32 });
+            }
+        }
+        Ok(sim)
+    }
+
+    /// Runs to the end of the measurement window and summarizes.
+    pub fn run(mut self, progress: &mut dyn FnMut(&Progress)) -> Summary {
+        let wall = std::time::Instant::now();
+        self.run_until(self.end, progress);
+        self.summary(wall.elapsed().as_secs_f64())
+    }
+
+    /// Processes every event before `until`.
+    pub fn run_until(&mut self, until: Time, progress: &mut dyn FnMut(&Progress)) {
+        while let Some(t) = self.events.peek_time() {
+            if t >= until {
+                break;
+            }
+            let (t, ev) = self.events.pop().expect("peeked");
+            self.now = t;
+            self.dispatch(ev);
+            if self.events.processed() & 0xFFFF == 0 {
+                progress(&Progress { now: self.now, end: self.end, events: self.events.processed() });
+            }
+        }
+        self.now = until;
+    }
+
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::Credit { ch, vc, bytes } => match self.topo.channels[ch as usize].from {
+                Endpoint::Host(n) => {
+                    self.nics[n as usize].credits[vc as usize] += bytes;
+                    self.try_inject(n);
+                }
+                Endpoint::Switch(s, p) => {
+                    self.switches[s as usize].outputs[p as usize].vcs[vc as usize].credits += bytes;
+                    self.try_link(s, p);
+                }
+            },
+            Event::LinkFree { ch } => match self.topo.channels[ch as usize].from {
+                Endpoint::Host(n) => {
+                    self.nics[n as usize].link_busy = false;
+                    self.try_inject(n);
+                }
+                Endpoint::Switch(s, p) => self.link_free(s, p),
+            },
+            Event::XbarDone { sw, inp, out, pkt } => self.xbar_done(sw, inp, out, pkt),
+            Event::HeadArrive { ch, pkt } => self.head_arrive(ch, pkt),
+            Event::Eligible { sw, inp, pkt } => self.eligible(sw, inp, pkt),
+            Event::Deliver { ch, pkt } => self.deliver(ch, pkt),
+            Event::NicWake { node } => {
+                let nic = &mut self.nics[node as usize];
+                if nic.wake_at.is_some_and(|t| t <= self.now) {
+                    nic.wake_at = None;
+                }
+                self.try_inject(node);
+            }
+            Event::Arrival { source } => self.arrival(source as usize),
+            Event::Timer { token } => {
+                let mut ctx = mech_ctx!(self);
+                self.mech.on_timer(&mut ctx, token);
+            }
+        }
+    }
+
+    /// End of the measurement window.
+    pub fn end(&self) -> Time {
+        self.end
+    }
+
+    /// The results so far; `wall_s` is reported as the run's wall-clock time.
+    pub fn summary(&self, wall_s: f64) -> Summary {
+        let queued = self.qps.iter().flat_map(|q| q.messages.iter()).map(|m| (m.packets - m.sent) as u64).sum();
+        Summary::build(SummaryContext {
+            stats: &self.stats,
+            topo: &self.topo,
+            traffic: &self.traffic,
+            seed: self.seed,
+            events: self.events.processed(),
+            wall_s,
+            mechanism: self.mech.name().to_string(),
+            queued,
+        })
+    }
+}
+

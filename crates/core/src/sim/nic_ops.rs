@@ -1,0 +1,199 @@
+//! NIC behaviour: message arrival into per-destination send queues, round-robin injection
+//! (control packets first), and delivery at the destination.
+
+use super::Sim;
+use crate::cc::{Ctx, Gate, Mechanism, QueueView};
+use crate::engine::Event;
+use crate::ids::{ChannelId, Endpoint, NodeId, PacketId, QpId};
+use crate::nic::{Message, SendQueue};
+use crate::packet::{CcHeader, Packet, PacketKind};
+use crate::time::Time;
+
+impl<M: Mechanism> Sim<M> {
+    /// Traffic source `s` generates a message now.
+    pub(super) fn arrival(&mut self, s: usize) {
+        let draw = self.traffic.draw(s);
+        let (node, class) = (self.traffic.sources[s].node, self.traffic.sources[s].class);
+        self.enqueue(node, draw.dst, Message { class, source: s as u32, packets: draw.packets, sent: 0, created: self.now });
+        if self.traffic.repeats(s) {
+            let t = self.now + self.traffic.gap(s);
+            if t < self.traffic.stop(s) {
+                self.events.push(t, Event::Arrival { source: s as u32 });
+            }
+        }
+        self.try_inject(node);
+    }
+
+    fn enqueue(&mut self, node: NodeId, dst: NodeId, msg: Message) {
+        let bytes = msg.packets as u64 * self.p.data_bytes as u64;
+        self.stats.offered(self.now, msg.class, node, bytes, msg.packets as u64);
+        let packets = msg.packets;
+        let nic = &mut self.nics[node as usize];
+        let next_id = self.qps.len() as QpId;
+        let qp = *nic.qp_of.entry(dst).or_insert(next_id);
+        if qp == next_id {
+            self.qps.push(SendQueue { src: node, dst, messages: Default::default(), head_since: 0, active: false });
+        }
+        let q = &mut self.qps[qp as usize];
+        if q.messages.is_empty() {
+            q.head_since = self.now;
+        }
+        q.messages.push_back(msg);
+        if !q.active {
+            q.active = true;
+            nic.ring.push_back(qp);
+        }
+        if M::HOOKS.message {
+            let view = self.view(qp);
+            let mut ctx = mech_ctx!(self);
+            self.mech.on_message(&mut ctx, view, packets);
+        }
+    }
+
+    fn view(&self, qp: QpId) -> QueueView {
+        let q = &self.qps[qp as usize];
+        let left = q.messages.front().map_or(0, |m| m.packets - m.sent);
+        QueueView { qp, src: q.src, dst: q.dst, head_message_left: left }
+    }
+
+    /// Injects one packet if the link is idle: a queued control packet first, else the next send
+    /// queue in round-robin order that its mechanism lets go and that has credits.
+    pub(super) fn try_inject(&mut self, node: NodeId) {
+        if self.nics[node as usize].link_busy {
+            return;
+        }
+        if let Some(&pkt) = self.control[node as usize].front() {
+            let p = self.slab.get(pkt);
+            if self.nics[node as usize].credits[p.vc as usize] >= p.bytes {
+                self.control[node as usize].pop_front();
+                self.send(node, pkt);
+                return;
+            }
+        }
+        let mut wait: Option<Time> = None;
+        for _ in 0..self.nics[node as usize].ring.len() {
+            let qp = *self.nics[node as usize].ring.front().expect("ring is not empty");
+            let vc = if M::HOOKS.inject_gate {
+                let view = self.view(qp);
+                let mut ctx = mech_ctx!(self);
+                match self.mech.inject_gate(&mut ctx, view) {
+                    Gate::Now(vc) => Some(vc),
+                    Gate::At(t) => {
+                        wait = Some(wait.map_or(t, |w| w.min(t)));
+                        None
+                    }
+                    Gate::Hold => None,
+                }
+            } else {
+                Some(self.mech.data_vc())
+            };
+            let nic = &mut self.nics[node as usize];
+            match vc {
+                Some(vc) if nic.credits[vc as usize] >= self.p.data_bytes => {
+                    self.inject_data(node, qp, vc);
+                    return;
+                }
+                _ => nic.ring.rotate_left(1),
+            }
+        }
+        if let Some(t) = wait {
+            let nic = &mut self.nics[node as usize];
+            if nic.wake_at.is_none_or(|w| t < w) {
+                nic.wake_at = Some(t);
+                self.events.push(t, Event::NicWake { node });
+            }
+        }
+    }
+
+    /// Sends the next packet of send queue `qp` (at the front of the ring) on `vc`.
+    fn inject_data(&mut self, node: NodeId, qp: QpId, vc: u8) {
+        let now = self.now;
+        let q = &mut self.qps[qp as usize];
+        let msg = q.messages.front_mut().expect("active queues hold a message");
+        msg.sent += 1;
+        let mut pkt = Packet {
+            src: node,
+            dst: q.dst,
+            bytes: self.p.data_bytes,
+            kind: PacketKind::Data,
+            vc,
+            class: msg.class,
+            qp,
+            created: msg.created,
+            ready: q.head_since,
+            injected: now,
+            head_in: 0,
+            tail_in: 0,
+            out_port: 0,
+            hdr: CcHeader::default(),
+        };
+        let finished = (msg.sent == msg.packets).then_some(msg.source);
+        if finished.is_some() {
+            q.messages.pop_front();
+        }
+        q.head_since = now;
+        let nic = &mut self.nics[node as usize];
+        nic.ring.pop_front();
+        if q.messages.is_empty() {
+            q.active = false;
+        } else {
+            nic.ring.push_back(qp);
+        }
+        if M::HOOKS.injected {
+            let view = self.view(qp);
+            let mut ctx = mech_ctx!(self);
+            self.mech.on_injected(&mut ctx, view, &mut pkt);
+        }
+        let id = self.slab.alloc(pkt);
+        self.stats.counters.injected += 1;
+        self.send(node, id);
+        // A greedy source always has its next message ready.
+        if let Some(s) = finished {
+            let s = s as usize;
+            let class = &self.traffic.classes[self.traffic.sources[s].class as usize];
+            if class.greedy && now < class.stop {
+                self.arrival(s);
+            }
+        }
+    }
+
+    /// Puts `pkt` on the injection link of `node`.
+    fn send(&mut self, node: NodeId, pkt: PacketId) {
+        let nic = &mut self.nics[node as usize];
+        let ch = nic.out;
+        let p = self.slab.get_mut(pkt);
+        p.injected = self.now;
+        nic.credits[p.vc as usize] -= p.bytes;
+        nic.link_busy = true;
+        let c = &self.topo.channels[ch as usize];
+        let bytes = p.bytes;
+        self.events.push(self.now + c.rate.serialization(bytes), Event::LinkFree { ch });
+        self.events.push(self.now + c.latency, Event::HeadArrive { ch, pkt });
+        self.stats.sent(self.now, ch, bytes);
+    }
+
+    /// The tail of `pkt` reached its destination NIC: it is consumed at once (ejection at link
+    /// rate) and its buffer space credited back.
+    pub(super) fn deliver(&mut self, ch: ChannelId, pkt: PacketId) {
+        let Endpoint::Host(node) = self.topo.channels[ch as usize].to else { unreachable!("delivery is to a host") };
+        let p = *self.slab.get(pkt);
+        self.events.push(self.now + self.topo.channels[ch as usize].latency, Event::Credit { ch, vc: p.vc, bytes: p.bytes });
+        match p.kind {
+            PacketKind::Data => {
+                self.stats.delivered(self.now, &p);
+                if M::HOOKS.deliver {
+                    let mut ctx = mech_ctx!(self);
+                    self.mech.on_deliver(&mut ctx, node, &p);
+                }
+            }
+            PacketKind::Control(_) => {
+                self.stats.counters.control_delivered += 1;
+                if M::HOOKS.control {
+                    let mut ctx = mech_ctx!(self);
+                    self.mech.on_control(&mut ctx, node, &p);
+                }
+            }
+        }
+        self.slab.release(pkt);
+    }
+}

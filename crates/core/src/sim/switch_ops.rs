@@ -1,0 +1,270 @@
+//! Switch behaviour: input buffering, crossbar allocation, output links.
+//!
+//! Allocation runs when something it depends on changes (a head becomes eligible, an input or
+//! an output crossbar port frees, output buffer space frees), never on a clock. Each output
+//! serves VC priority classes in order (control > data > low) and, within a class, inputs in
+//! round-robin order: the local fairness per input port that the SRP paper (§2) and the thesis
+//! (Paper II) observe.
+
+use super::Sim;
+use crate::cc::{Ctx, Mechanism, Verdict};
+use crate::engine::Event;
+use crate::ids::{ChannelId, Endpoint, PacketId, PortId, SwitchId, Vc};
+use crate::packet::PacketKind;
+use crate::switch::next_from;
+
+impl<M: Mechanism> Sim<M> {
+    /// The head of `pkt` arrives at the switch input fed by channel `ch`.
+    pub(super) fn head_arrive(&mut self, ch: ChannelId, pkt: PacketId) {
+        let Endpoint::Switch(s, port) = self.topo.channels[ch as usize].to else {
+            unreachable!("packets for hosts are delivered, not head-arrived")
+        };
+        let rate = self.topo.channels[ch as usize].rate;
+        let now = self.now;
+        let sw = &mut self.switches[s as usize];
+        let p = self.slab.get_mut(pkt);
+        p.head_in = now;
+        p.tail_in = now + rate.serialization(p.bytes);
+        p.out_port = self.routing.route(s, p.dst, &mut sw.rng);
+        if M::HOOKS.switch_arrival {
+            let mut copy = *self.slab.get(pkt);
+            let mut ctx = mech_ctx!(self);
+            self.mech.on_switch_arrival(&mut ctx, s, port, &mut copy);
+            *self.slab.get_mut(pkt) = copy;
+        }
+        let p = self.slab.get(pkt);
+        let (vc, bytes, q) = (p.vc, p.bytes, self.queue_of(p.vc, p.out_port));
+        let ivc = &mut self.switches[s as usize].inputs[port as usize][vc as usize];
+        ivc.queues[q].push_back(pkt);
+        ivc.bytes += bytes;
+        ivc.peak = ivc.peak.max(ivc.bytes);
+        let (occupancy, is_head) = (ivc.bytes, ivc.queues[q].len() == 1);
+        if M::HOOKS.occupancy {
+            let mut ctx = mech_ctx!(self);
+            self.mech.on_occupancy(&mut ctx, s, port, vc, occupancy);
+        }
+        if is_head {
+            self.schedule_head(s, port, pkt);
+        }
+    }
+
+    #[inline]
+    fn queue_of(&self, vc: Vc, out: PortId) -> usize {
+        if self.vcs[vc as usize].voq {
+            out as usize
+        } else {
+            0
+        }
+    }
+
+    /// `pkt` became the head of its input queue: it competes once its pipeline latency is spent.
+    fn schedule_head(&mut self, s: SwitchId, port: PortId, pkt: PacketId) {
+        let ready = self.slab.get(pkt).head_in + self.p.router_latency;
+        if ready <= self.now {
+            self.eligible(s, port, pkt);
+        } else {
+            self.events.push(ready, Event::Eligible { sw: s, inp: port, pkt });
+        }
+    }
+
+    /// `pkt` at the head of its input queue requests its output.
+    pub(super) fn eligible(&mut self, s: SwitchId, port: PortId, pkt: PacketId) {
+        if M::HOOKS.queue_head {
+            let copy = *self.slab.get(pkt);
+            let mut ctx = mech_ctx!(self);
+            if self.mech.at_queue_head(&mut ctx, s, port, &copy) == Verdict::Drop {
+                self.drop_head(s, port, pkt);
+                return;
+            }
+        }
+        let p = self.slab.get(pkt);
+        let (vc, out) = (p.vc, p.out_port);
+        self.switches[s as usize].outputs[out as usize].req[vc as usize] |= 1 << port;
+        self.try_allocate(s, out);
+    }
+
+    /// Removes the head packet `pkt` from its input queue, frees its buffer space once its tail
+    /// has arrived, and counts the drop.
+    fn drop_head(&mut self, s: SwitchId, port: PortId, pkt: PacketId) {
+        let p = *self.slab.get(pkt);
+        let q = self.queue_of(p.vc, p.out_port);
+        let ivc = &mut self.switches[s as usize].inputs[port as usize][p.vc as usize];
+        let popped = ivc.queues[q].pop_front();
+        debug_assert_eq!(popped, Some(pkt));
+        ivc.bytes -= p.bytes;
+        let next = ivc.queues[q].front().copied();
+        let inp = self.topo.switches[s as usize].ports[port as usize].inp;
+        let at = self.now.max(p.tail_in) + self.topo.channels[inp as usize].latency;
+        self.events.push(at, Event::Credit { ch: inp, vc: p.vc, bytes: p.bytes });
+        if p.kind == PacketKind::Data {
+            self.stats.counters.dropped += 1;
+        }
+        self.slab.release(pkt);
+        if let Some(n) = next {
+            self.schedule_head(s, port, n);
+        }
+    }
+
+    /// Grants output `out`'s crossbar port to one requesting input, if any can go.
+    pub(super) fn try_allocate(&mut self, s: SwitchId, out: PortId) {
+        if let Some((i, vc, q, pkt, next_vc)) = self.pick(s, out) {
+            self.grant(s, i, out, vc, q, pkt, next_vc);
+        }
+    }
+
+    /// The input, VC, queue and packet that output `out` serves next: VC classes in priority
+    /// order, VCs of a class and inputs in round-robin order.
+    fn pick(&self, s: SwitchId, out: PortId) -> Option<(PortId, Vc, usize, PacketId, usize)> {
+        let sw = &self.switches[s as usize];
+        let o = &sw.outputs[out as usize];
+        if o.xbar_busy {
+            return None;
+        }
+        for group in &self.vc_groups {
+            let g = group.len();
+            for k in 0..g {
+                let vc = group[(k + o.vc_rr as usize) % g];
+                let cand = o.req[vc as usize] & !sw.in_busy;
+                if cand == 0 {
+                    continue;
+                }
+                let i = next_from(cand, o.rr[vc as usize] as u32) as PortId;
+                let q = self.queue_of(vc, out);
+                let pkt = *sw.inputs[i as usize][vc as usize].queues[q].front().expect("a request has a head packet");
+                if o.vcs[vc as usize].bytes + self.slab.get(pkt).bytes > self.p.out_cap {
+                    continue; // no room in this VC's output buffer
+                }
+                return Some((i, vc, q, pkt, (k + 1) % g));
+            }
+        }
+        None
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn grant(&mut self, s: SwitchId, i: PortId, out: PortId, vc: Vc, q: usize, pkt: PacketId, next_vc: usize) {
+        let ports = self.topo.switches[s as usize].ports.len();
+        let out_ch = self.topo.switches[s as usize].ports[out as usize].out;
+        let xbar = self.xbar_rate[out_ch as usize];
+        let now = self.now;
+        let sw = &mut self.switches[s as usize];
+        let next = {
+            let queue = &mut sw.inputs[i as usize][vc as usize].queues[q];
+            queue.pop_front();
+            queue.front().copied()
+        };
+        sw.in_busy |= 1 << i;
+        let o = &mut sw.outputs[out as usize];
+        o.req[vc as usize] &= !(1 << i);
+        o.rr[vc as usize] = ((i as usize + 1) % ports) as u8;
+        o.vc_rr = next_vc as u8;
+        o.xbar_busy = true;
+        let p = self.slab.get_mut(pkt);
+        let ovc = &mut o.vcs[vc as usize];
+        ovc.fifo.push_back(pkt);
+        ovc.bytes += p.bytes;
+        ovc.peak = ovc.peak.max(ovc.bytes);
+        // The tail reaches the output buffer when the crossbar has moved the whole packet, and
+        // not before it arrived at the input.
+        let done = (now + xbar.serialization(p.bytes)).max(p.tail_in);
+        p.tail_in = done;
+        self.events.push(done, Event::XbarDone { sw: s, inp: i, out, pkt });
+        if let Some(n) = next {
+            self.schedule_head(s, i, n);
+        }
+        self.try_link(s, out);
+    }
+
+    pub(super) fn xbar_done(&mut self, s: SwitchId, i: PortId, out: PortId, pkt: PacketId) {
+        let (vc, bytes) = {
+            let p = self.slab.get(pkt);
+            (p.vc, p.bytes)
+        };
+        let sw = &mut self.switches[s as usize];
+        sw.in_busy &= !(1 << i);
+        sw.outputs[out as usize].xbar_busy = false;
+        let ivc = &mut sw.inputs[i as usize][vc as usize];
+        ivc.bytes -= bytes;
+        let occupancy = ivc.bytes;
+        let inp = self.topo.switches[s as usize].ports[i as usize].inp;
+        self.events.push(self.now + self.topo.channels[inp as usize].latency, Event::Credit { ch: inp, vc, bytes });
+        if M::HOOKS.occupancy {
+            let mut ctx = mech_ctx!(self);
+            self.mech.on_occupancy(&mut ctx, s, i, vc, occupancy);
+        }
+        self.try_allocate(s, out);
+        // The input is free again: offer it to the other outputs it has requests for, starting
+        // after `out` so that no output is favoured.
+        let ports = self.topo.switches[s as usize].ports.len();
+        for k in 1..ports {
+            let o = ((out as usize + k) % ports) as PortId;
+            if self.switches[s as usize].outputs[o as usize].req.iter().any(|r| r & (1 << i) != 0) {
+                self.try_allocate(s, o);
+            }
+        }
+    }
+
+    /// Output `port`'s link finished a packet (or a deferred start is due).
+    pub(super) fn link_free(&mut self, s: SwitchId, port: PortId) {
+        let o = &mut self.switches[s as usize].outputs[port as usize];
+        o.link_busy = false;
+        let freed = o.sending.take();
+        if let Some((vc, bytes)) = freed {
+            o.vcs[vc as usize].bytes -= bytes;
+        }
+        self.try_link(s, port);
+        if freed.is_some() {
+            self.try_allocate(s, port);
+        }
+    }
+
+    /// Starts sending the next packet on output `port`'s link if the link is idle and the
+    /// downstream buffer has credits for a whole packet (virtual cut-through).
+    pub(super) fn try_link(&mut self, s: SwitchId, port: PortId) {
+        let ch = self.topo.switches[s as usize].ports[port as usize].out;
+        let (rate, latency, to) = {
+            let c = &self.topo.channels[ch as usize];
+            (c.rate, c.latency, c.to)
+        };
+        let now = self.now;
+        let o = &mut self.switches[s as usize].outputs[port as usize];
+        if o.link_busy {
+            return;
+        }
+        for group in &self.vc_groups {
+            for &vc in group {
+                let ovc = &mut o.vcs[vc as usize];
+                let Some(&pkt) = ovc.fifo.front() else { continue };
+                let p = self.slab.get(pkt);
+                if ovc.credits < p.bytes {
+                    continue;
+                }
+                let ser = rate.serialization(p.bytes);
+                // A tail may not leave before it reached the output buffer.
+                let earliest = p.tail_in.saturating_sub(ser);
+                if earliest > now {
+                    o.link_busy = true;
+                    self.events.push(earliest, Event::LinkFree { ch });
+                    return;
+                }
+                ovc.fifo.pop_front();
+                ovc.credits -= p.bytes;
+                let (bytes, credits_left) = (p.bytes, ovc.credits);
+                o.link_busy = true;
+                o.sending = Some((vc, bytes));
+                if M::HOOKS.transmit {
+                    let mut copy = *self.slab.get(pkt);
+                    let mut ctx = mech_ctx!(self);
+                    self.mech.on_transmit(&mut ctx, s, port, &mut copy, credits_left);
+                    *self.slab.get_mut(pkt) = copy;
+                }
+                self.stats.sent(now, ch, bytes);
+                self.events.push(now + ser, Event::LinkFree { ch });
+                match to {
+                    Endpoint::Switch(..) => self.events.push(now + latency, Event::HeadArrive { ch, pkt }),
+                    Endpoint::Host(_) => self.events.push(now + latency + ser, Event::Deliver { ch, pkt }),
+                }
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! The results of a run as plain data: what `summary.json`, `timeseries.csv` and `links.csv`
+//! hold, and what Python receives.
+
+use super::{LatencySummary, Stats};
+use crate::time::{ns_from_ps, Rate, Time};
+use crate::topology::Topology;
+use crate::traffic::Traffic;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ClassSummary {
+    pub pattern: String,
+    pub sources: usize,
+    /// Offered load: data bytes generated in the window / (sum of the sources' injection link
+    /// rates x window).
+    pub offered: f64,
+    /// Accepted throughput: data bytes delivered in the window / (same denominator).
+    pub accepted: f64,
+    pub packet_latency_ns: LatencySummary,
+    pub inflight_latency_ns: LatencySummary,
+    pub network_latency_ns: LatencySummary,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Counters {
+    pub generated: u64,
+    pub injected: u64,
+    pub delivered: u64,
+    pub in_flight: u64,
+    pub dropped: u64,
+    /// Generated but not yet injected: waiting in send queues at the end.
+    pub queued: u64,
+    pub control_sent: u64,
+    pub control_delivered: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LinkRow {
+    pub channel: u32,
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub utilization: f64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SeriesRow {
+    pub class: String,
+    pub bin_start_ns: f64,
+    pub offered: f64,
+    pub accepted: f64,
+    pub packets: u64,
+    pub mean_packet_latency_ns: f64,
+    pub mean_inflight_latency_ns: f64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Summary {
+    pub seed: u64,
+    pub sim_time_ns: f64,
+    pub warmup_ns: f64,
+    pub measure_ns: f64,
+    pub wall_s: f64,
+    pub events: u64,
+    pub mechanism: String,
+    pub classes: BTreeMap<String, ClassSummary>,
+    /// Accepted throughput per source host id (fraction of its injection link rate).
+    pub sources: BTreeMap<u32, f64>,
+    pub counters: Counters,
+    pub max_link_utilization: f64,
+    #[serde(skip)]
+    pub links: Vec<LinkRow>,
+    #[serde(skip)]
+    pub series: Vec<SeriesRow>,
+}
+
+pub(crate) struct Context<'a> {
+    pub stats: &'a Stats,
+    pub topo: &'a Topology,
+    pub traffic: &'a Traffic,
+    pub seed: u64,
+    pub events: u64,
+    pub wall_s: f64,
+    pub mechanism: String,
+    pub queued: u64,
+}
+
+impl Summary {
+    pub(crate) fn build(c: Context) -> Summary {
+        let s = c.stats;
+        let window = s.end - s.warmup;
+        let host_rate = |h: u32| c.topo.channels[c.topo.host_out[h as usize] as usize].rate;
+        let frac = |bytes: u64, rates: f64, span: Time| if rates > 0.0 { bytes as f64 / (rates * span as f64 / 8.0e6) } else { 0.0 };
+        let mut classes = BTreeMap::new();
+        let mut class_rates = Vec::new();
+        for (i, cl) in c.traffic.classes.iter().enumerate() {
+            let rates: f64 = cl.sources.iter().map(|&h| host_rate(h).mbps as f64).sum();
+            class_rates.push(rates);
+            let st = &s.classes[i];
+            classes.insert(
+                cl.name.clone(),
+                ClassSummary {
+                    pattern: crate::config::serde_plain_pattern(cl.pattern).to_string(),
+                    sources: cl.sources.len(),
+                    offered: frac(st.offered_bytes, rates, window),
+                    accepted: frac(st.accepted_bytes, rates, window),
+                    packet_latency_ns: st.total.summary(),
+                    inflight_latency_ns: st.inflight.summary(),
+                    network_latency_ns: st.network.summary(),
+                },
+            );
+        }
+        let mut sources = BTreeMap::new();
+        for cl in &c.traffic.classes {
+            for &h in &cl.sources {
+                sources.insert(h, frac(s.source_accepted[h as usize], host_rate(h).mbps as f64, window));
+            }
+        }
+        let links: Vec<LinkRow> = c
+            .topo
+            .channels
+            .iter()
+            .enumerate()
+            .map(|(i, ch)| LinkRow {
+                channel: i as u32,
+                name: ch.name.clone(),
+                from: endpoint_name(c.topo, ch.from),
+                to: endpoint_name(c.topo, ch.to),
+                utilization: s.channel_bytes[i] as f64 / Rate::bytes_in(ch.rate, window),
+            })
+            .collect();
+        let n = c.traffic.classes.len();
+        let mut series = Vec::new();
+        for (b, bins) in s.series.chunks(n).enumerate() {
+            let start = b as Time * s.bin;
+            let span = s.bin.min(s.end - start);
+            for (i, bin) in bins.iter().enumerate() {
+                let mean = |sum: u128| if bin.packets > 0 { sum as f64 / bin.packets as f64 / 1_000.0 } else { f64::NAN };
+                series.push(SeriesRow {
+                    class: c.traffic.classes[i].name.clone(),
+                    bin_start_ns: ns_from_ps(start),
+                    offered: frac(bin.offered_bytes, class_rates[i], span),
+                    accepted: frac(bin.accepted_bytes, class_rates[i], span),
+                    packets: bin.packets,
+                    mean_packet_latency_ns: mean(bin.total_ps),
+                    mean_inflight_latency_ns: mean(bin.inflight_ps),
+                });
+            }
+        }
+        let k = s.counters;
+        Summary {
+            seed: c.seed,
+            sim_time_ns: ns_from_ps(s.end),
+            warmup_ns: ns_from_ps(s.warmup),
+            measure_ns: ns_from_ps(window),
+            wall_s: c.wall_s,
+            events: c.events,
+            mechanism: c.mechanism,
+            classes,
+            sources,
+            counters: Counters {
+                generated: k.generated_packets,
+                injected: k.injected,
+                delivered: k.delivered,
+                in_flight: k.injected - k.delivered - k.dropped,
+                dropped: k.dropped,
+                queued: c.queued,
+                control_sent: k.control_sent,
+                control_delivered: k.control_delivered,
+            },
+            max_link_utilization: links.iter().map(|l| l.utilization).fold(0.0, f64::max),
+            links,
+            series,
+        }
+    }
+
+    /// Accepted throughput of the channel named `name` (explicit topologies' link labels get
+    /// `>` for the a-to-b direction and `<` for b-to-a).
+    pub fn link(&self, name: &str) -> Option<f64> {
+        self.links.iter().find(|l| l.name == name).map(|l| l.utilization)
+    }
+
+    /// The summary as JSON without the run-dependent wall-clock fields, for determinism checks.
+    pub fn deterministic_json(&self) -> String {
+        let mut v = serde_json::to_value(self).expect("summary serializes");
+        let o = v.as_object_mut().expect("summary is an object");
+        o.remove("wall_s");
+        serde_json::to_string(&v).expect("summary serializes")
+    }
+}
+
+fn endpoint_name(topo: &Topology, e: crate::ids::Endpoint) -> String {
+    match e {
+        crate::ids::Endpoint::Host(h) => topo.host_names[h as usize].clone(),
+        crate::ids::Endpoint::Switch(s, p) => format!("{}:{}", topo.switches[s as usize].name, p),
+    }
+}

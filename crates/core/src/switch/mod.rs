@@ -1,0 +1,101 @@
+//! Switch state: input-buffered with virtual output queues on VOQ VCs and FIFOs on the others,
+//! a crossbar with speedup, and small per-VC output buffers (SRP paper §4). Plain data: the
+//! behaviour lives in `sim::switch_ops`, which owns the event queue.
+
+use crate::cc::VcSpec;
+use crate::ids::{PacketId, PortId, Vc};
+use crate::rng::Stream;
+use std::collections::VecDeque;
+
+pub struct InputVc {
+    /// One queue per output port on VOQ VCs, a single FIFO otherwise.
+    pub queues: Vec<VecDeque<PacketId>>,
+    /// Bytes held (from head arrival until the tail has crossed the crossbar).
+    pub bytes: u32,
+    /// High-water mark, checked against the capacity by the invariant checks.
+    pub peak: u32,
+}
+
+pub struct OutputVc {
+    pub fifo: VecDeque<PacketId>,
+    /// Bytes reserved (from crossbar grant until the tail has left on the link).
+    pub bytes: u32,
+    pub peak: u32,
+    /// Free bytes in the downstream input buffer for this VC.
+    pub credits: u32,
+}
+
+pub struct Output {
+    pub vcs: Vec<OutputVc>,
+    /// Per VC: bit i set when input i has an eligible packet at the head of its queue for this
+    /// output.
+    pub req: Vec<u64>,
+    /// Per VC: the input that round-robin serves first next time.
+    pub rr: Vec<u8>,
+    /// Round-robin among VCs of one priority class: the VC offset served first.
+    pub vc_rr: u8,
+    pub xbar_busy: bool,
+    pub link_busy: bool,
+    /// VC and bytes of the packet on the link, released when serialization ends.
+    pub sending: Option<(Vc, u32)>,
+}
+
+pub struct Switch {
+    pub inputs: Vec<Vec<InputVc>>,
+    pub outputs: Vec<Output>,
+    /// Bit i set while input i is moving a packet across the crossbar.
+    pub in_busy: u64,
+    /// Routing decisions (random up ports) draw from the switch's own stream.
+    pub rng: Stream,
+}
+
+impl Switch {
+    pub fn new(ports: usize, vcs: &[VcSpec], downstream_credits: impl Fn(PortId) -> u32, rng: Stream) -> Switch {
+        let inputs = (0..ports)
+            .map(|_| {
+                vcs.iter()
+                    .map(|v| InputVc { queues: vec![VecDeque::new(); if v.voq { ports } else { 1 }], bytes: 0, peak: 0 })
+                    .collect()
+            })
+            .collect();
+        let outputs = (0..ports)
+            .map(|p| Output {
+                vcs: vcs
+                    .iter()
+                    .map(|_| OutputVc { fifo: VecDeque::new(), bytes: 0, peak: 0, credits: downstream_credits(p as PortId) })
+                    .collect(),
+                req: vec![0; vcs.len()],
+                rr: vec![0; vcs.len()],
+                vc_rr: 0,
+                xbar_busy: false,
+                link_busy: false,
+                sending: None,
+            })
+            .collect();
+        Switch { inputs, outputs, in_busy: 0, rng }
+    }
+}
+
+/// Index of the first set bit of `mask` at or after `from`, wrapping around (round-robin).
+#[inline]
+pub fn next_from(mask: u64, from: u32) -> u32 {
+    let from = from & 63;
+    let high = mask & (u64::MAX << from);
+    if high != 0 {
+        high.trailing_zeros()
+    } else {
+        mask.trailing_zeros()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::next_from;
+
+    #[test]
+    fn round_robin_wraps() {
+        assert_eq!(next_from(0b1010, 0), 1);
+        assert_eq!(next_from(0b1010, 2), 3);
+        assert_eq!(next_from(0b1010, 4), 1);
+    }
+}

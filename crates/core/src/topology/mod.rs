@@ -1,0 +1,155 @@
+//! The network graph: hosts, switches with numbered ports, and channels (one per link
+//! direction) each with its own rate and latency. Builders turn a `[topology]` table into it.
+
+mod explicit;
+mod fat_tree2;
+mod kary_ntree;
+
+use crate::config::TopologyConfig;
+use crate::error::ConfigResult;
+use crate::ids::{ChannelId, Endpoint, NodeId, PortId, SwitchId};
+use crate::time::{Rate, Time};
+
+/// One direction of a link.
+#[derive(Clone, Debug)]
+pub struct Channel {
+    pub from: Endpoint,
+    pub to: Endpoint,
+    pub rate: Rate,
+    pub latency: Time,
+    /// Label for reports (explicit topologies may name links, e.g. `L0`).
+    pub name: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct Port {
+    /// The channel leaving this port.
+    pub out: ChannelId,
+    /// The channel arriving at this port.
+    pub inp: ChannelId,
+    /// Whether this port leads towards the roots of a tree (routing uses it).
+    pub up: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct SwitchNode {
+    pub name: String,
+    /// Tree level (0 = leaf) for trees; 0 for explicit topologies.
+    pub level: u32,
+    pub ports: Vec<Port>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Topology {
+    pub host_names: Vec<String>,
+    /// Injection channel of each host.
+    pub host_out: Vec<ChannelId>,
+    /// Ejection channel of each host.
+    pub host_in: Vec<ChannelId>,
+    pub switches: Vec<SwitchNode>,
+    pub channels: Vec<Channel>,
+    /// For trees: the number of up ports per switch at each level (D-mod-K strides).
+    pub up_ports_per_level: Vec<u32>,
+}
+
+impl Topology {
+    pub fn build(cfg: &TopologyConfig) -> ConfigResult<Topology> {
+        match cfg {
+            TopologyConfig::KaryNtree { k, n, link } => Ok(kary_ntree::build(*k, *n, link)),
+            TopologyConfig::FatTree2 { leaves, hosts_per_leaf, spines, link } => {
+                Ok(fat_tree2::build(*leaves, *hosts_per_leaf, *spines, link))
+            }
+            TopologyConfig::Explicit { hosts, switches, links, link } => explicit::build(hosts, switches, links, link),
+        }
+    }
+
+    pub fn hosts(&self) -> usize {
+        self.host_names.len()
+    }
+
+    pub fn is_tree(&self) -> bool {
+        !self.up_ports_per_level.is_empty()
+    }
+
+    /// Looks a host up by name.
+    pub fn host_by_name(&self, name: &str) -> Option<NodeId> {
+        self.host_names.iter().position(|n| n == name).map(|i| i as NodeId)
+    }
+}
+
+/// Incremental construction shared by the builders.
+#[derive(Default)]
+pub(crate) struct Builder {
+    host_names: Vec<String>,
+    host_out: Vec<Option<ChannelId>>,
+    host_in: Vec<Option<ChannelId>>,
+    switches: Vec<SwitchNode>,
+    channels: Vec<Channel>,
+}
+
+impl Builder {
+    pub fn add_host(&mut self, name: String) -> NodeId {
+        self.host_names.push(name);
+        self.host_out.push(None);
+        self.host_in.push(None);
+        (self.host_names.len() - 1) as NodeId
+    }
+
+    pub fn add_switch(&mut self, name: String, level: u32) -> SwitchId {
+        self.switches.push(SwitchNode { name, level, ports: Vec::new() });
+        (self.switches.len() - 1) as SwitchId
+    }
+
+    fn add_channel(&mut self, from: Endpoint, to: Endpoint, rate: Rate, latency: Time, name: String) -> ChannelId {
+        self.channels.push(Channel { from, to, rate, latency, name });
+        (self.channels.len() - 1) as ChannelId
+    }
+
+    fn next_port(&self, s: SwitchId) -> PortId {
+        self.switches[s as usize].ports.len() as PortId
+    }
+
+    fn label(&self, e: Endpoint) -> String {
+        match e {
+            Endpoint::Host(h) => self.host_names[h as usize].clone(),
+            Endpoint::Switch(s, _) => self.switches[s as usize].name.clone(),
+        }
+    }
+
+    /// Connects a host to the next free port of a switch.
+    pub fn link_host(&mut self, h: NodeId, s: SwitchId, rate: Rate, latency: Time, name: Option<String>) {
+        let p = self.next_port(s);
+        let sw = Endpoint::Switch(s, p);
+        let host = Endpoint::Host(h);
+        let base = name.unwrap_or_else(|| format!("{}-{}", self.label(host), self.label(sw)));
+        let up = self.add_channel(host, sw, rate, latency, format!("{base}>"));
+        let down = self.add_channel(sw, host, rate, latency, format!("{base}<"));
+        self.host_out[h as usize] = Some(up);
+        self.host_in[h as usize] = Some(down);
+        self.switches[s as usize].ports.push(Port { out: down, inp: up, up: false });
+    }
+
+    /// Connects two switches through their next free ports; `a_up` marks a's port as leading up.
+    pub fn link_switches(&mut self, a: SwitchId, b: SwitchId, a_up: bool, rate: Rate, latency: Time, name: Option<String>) {
+        let pa = self.next_port(a);
+        let pb = self.next_port(b);
+        let ea = Endpoint::Switch(a, pa);
+        let eb = Endpoint::Switch(b, pb);
+        let base = name.unwrap_or_else(|| format!("{}-{}", self.label(ea), self.label(eb)));
+        let ab = self.add_channel(ea, eb, rate, latency, format!("{base}>"));
+        let ba = self.add_channel(eb, ea, rate, latency, format!("{base}<"));
+        self.switches[a as usize].ports.push(Port { out: ab, inp: ba, up: a_up });
+        self.switches[b as usize].ports.push(Port { out: ba, inp: ab, up: false });
+    }
+
+    pub fn finish(self, up_ports_per_level: Vec<u32>) -> Topology {
+        Topology {
+            host_out: self.host_out.into_iter().map(|c| c.expect("every host is linked by the builder")).collect(),
+            host_in: self.host_in.into_iter().map(|c| c.expect("every host is linked by the builder")).collect(),
+            host_names: self.host_names,
+            switches: self.switches,
+            channels: self.channels,
+            up_ports_per_level,
+        }
+    }
+}

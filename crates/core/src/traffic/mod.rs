@@ -1,0 +1,116 @@
+//! Open-loop message sources. Each `[[traffic]]` table is a class: a set of sources, a
+//! destination pattern, a message-size law, an arrival process and an active interval. Classes
+//! that start and stop at given times make step and impulse experiments (SRP paper §5.3, §6.5).
+
+mod arrival;
+mod pattern;
+mod resolve;
+
+pub use resolve::resolve;
+
+use crate::config::{Arrival, MessageSize, Pattern};
+use crate::ids::{ClassId, NodeId};
+use crate::rng::Stream;
+use crate::time::Time;
+use rand::RngExt;
+
+pub struct Class {
+    pub name: String,
+    pub pattern: Pattern,
+    pub greedy: bool,
+    pub arrival: Arrival,
+    pub size: MessageSize,
+    /// Offered load (fraction of the injection link); 1 for greedy classes.
+    pub load: f64,
+    pub start: Time,
+    pub stop: Time,
+    pub sources: Vec<NodeId>,
+    /// Destinations of `uniform` (sorted); empty for other patterns.
+    pub dests: Vec<NodeId>,
+    /// Destination of `hotspot`, `flow` and `burst`.
+    pub dest: Option<NodeId>,
+    /// Destination of each host for permutation patterns (`u32::MAX` where the host sends none).
+    pub perm: Vec<NodeId>,
+}
+
+pub struct Source {
+    pub class: ClassId,
+    pub node: NodeId,
+    /// Mean time between message starts.
+    pub mean_gap: f64,
+    pub rng: Stream,
+}
+
+pub struct Traffic {
+    pub classes: Vec<Class>,
+    pub sources: Vec<Source>,
+    /// Bernoulli cycle (simulation.cycle_ns).
+    pub cycle: Time,
+}
+
+/// A message drawn by a source.
+pub struct Draw {
+    pub dst: NodeId,
+    pub packets: u32,
+}
+
+impl Traffic {
+    /// Time of the first message of source `s`, if it sends one before its class stops.
+    pub fn first(&mut self, s: usize) -> Option<Time> {
+        let c = &self.classes[self.sources[s].class as usize];
+        let (start, stop) = (c.start, c.stop);
+        let t = if c.greedy || c.pattern == Pattern::Burst {
+            start
+        } else if c.arrival == Arrival::Periodic {
+            start
+        } else {
+            start + self.gap(s)
+        };
+        (t < stop).then_some(t)
+    }
+
+    /// Time from one message of source `s` to its next (not used by greedy or burst classes).
+    pub fn gap(&mut self, s: usize) -> Time {
+        let cycle = self.cycle;
+        let src = &mut self.sources[s];
+        let arrival = self.classes[src.class as usize].arrival;
+        arrival::gap(arrival, src.mean_gap, cycle, &mut src.rng)
+    }
+
+    /// Whether source `s` draws more messages after one at time `t` (false for burst classes).
+    pub fn repeats(&self, s: usize) -> bool {
+        let c = &self.classes[self.sources[s].class as usize];
+        !c.greedy && c.pattern != Pattern::Burst
+    }
+
+    pub fn stop(&self, s: usize) -> Time {
+        self.classes[self.sources[s].class as usize].stop
+    }
+
+    /// Draws the destination and size of source `s`'s next message.
+    pub fn draw(&mut self, s: usize) -> Draw {
+        let src = &mut self.sources[s];
+        let class = &self.classes[src.class as usize];
+        let dst = pattern::destination(class, src.node, &mut src.rng);
+        let packets = match &class.size {
+            MessageSize::Fixed { packets } => *packets,
+            MessageSize::Uniform { min, max } => src.rng.random_range(*min..=*max),
+            MessageSize::Bimodal { packets, weights } => {
+                let i = match weights {
+                    None => src.rng.random_range(0..packets.len()),
+                    Some(w) => {
+                        let total: f64 = w.iter().sum();
+                        let mut x = src.rng.random::<f64>() * total;
+                        w.iter().position(|wi| {
+                            x -= wi;
+                            x < 0.0
+                        })
+                        .unwrap_or(packets.len() - 1)
+                    }
+                };
+                packets[i]
+            }
+        };
+        Draw { dst, packets }
+    }
+}

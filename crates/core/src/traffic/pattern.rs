@@ -1,0 +1,82 @@
+//! Destination patterns.
+
+use super::Class;
+use crate::config::Pattern;
+use crate::ids::NodeId;
+use crate::rng::Stream;
+use rand::RngExt;
+
+pub fn destination(class: &Class, src: NodeId, rng: &mut Stream) -> NodeId {
+    match class.pattern {
+        Pattern::Uniform => {
+            // Uniform over the destinations other than the source itself.
+            let d = &class.dests;
+            let own = d.binary_search(&src).ok();
+            let n = d.len() - own.is_some() as usize;
+            let mut i = rng.random_range(0..n);
+            if let Some(o) = own {
+                if i >= o {
+                    i += 1;
+                }
+            }
+            d[i]
+        }
+        Pattern::Hotspot | Pattern::Flow | Pattern::Burst => class.dest.expect("resolved with a destination"),
+        Pattern::Shift | Pattern::Tornado | Pattern::Bitreverse | Pattern::Randperm => class.perm[src as usize],
+    }
+}
+
+/// The permutation of `n` hosts for permutation patterns; `u32::MAX` marks hosts that would
+/// send to themselves (they send nothing).
+pub fn permutation(pattern: Pattern, n: u32, shift: u32, rng: &mut Stream) -> Vec<NodeId> {
+    let mut p: Vec<NodeId> = match pattern {
+        Pattern::Shift => (0..n).map(|s| (s + shift) % n).collect(),
+        Pattern::Tornado => (0..n).map(|s| (s + n.div_ceil(2) - 1) % n).collect(),
+        Pattern::Bitreverse => {
+            let bits = n.trailing_zeros();
+            (0..n).map(|s| s.reverse_bits() >> (32 - bits)).collect()
+        }
+        Pattern::Randperm => {
+            // Sattolo's algorithm: a uniformly random cyclic permutation, so no host is fixed.
+            let mut v: Vec<NodeId> = (0..n).collect();
+            for i in (1..n as usize).rev() {
+                let j = rng.random_range(0..i);
+                v.swap(i, j);
+            }
+            v
+        }
+        _ => unreachable!("not a permutation pattern"),
+    };
+    for (s, d) in p.iter_mut().enumerate() {
+        if *d == s as NodeId {
+            *d = NodeId::MAX;
+        }
+    }
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::{stream, Family};
+
+    #[test]
+    fn permutations_are_bijections_without_fixed_points() {
+        let mut rng = stream(3, Family::TrafficSetup, 0);
+        for pat in [Pattern::Tornado, Pattern::Randperm, Pattern::Shift] {
+            let p = permutation(pat, 16, 4, &mut rng);
+            let mut seen = p.clone();
+            seen.sort();
+            seen.dedup();
+            assert_eq!(seen.len(), 16, "{pat:?} is a bijection");
+            assert!(p.iter().enumerate().all(|(s, d)| *d != s as u32));
+        }
+        // Tornado on 16 nodes: s -> s + 7.
+        assert_eq!(permutation(Pattern::Tornado, 16, 0, &mut rng)[0], 7);
+        // Bit reverse on 16 nodes: 0b0001 -> 0b1000; 0 and 0b0110 are palindromes (send none).
+        let b = permutation(Pattern::Bitreverse, 16, 0, &mut rng);
+        assert_eq!(b[1], 8);
+        assert_eq!(b[0], NodeId::MAX);
+        assert_eq!(b[6], NodeId::MAX);
+    }
+}

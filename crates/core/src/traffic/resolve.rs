@@ -1,0 +1,151 @@
+//! From `[[traffic]]` tables to classes with concrete source and destination sets.
+
+use super::{pattern, Class, Source, Traffic};
+use crate::config::{Config, NodeRef, Pattern, TrafficConfig};
+use crate::error::{ConfigError, ConfigResult};
+use crate::ids::{ClassId, NodeId};
+use crate::rng::{stream, Family};
+use crate::time::{ps_from_ns, Rate, Time};
+use crate::topology::Topology;
+use rand::RngExt;
+
+pub fn resolve(cfg: &Config, topo: &Topology, end: Time) -> ConfigResult<Traffic> {
+    let n = topo.hosts() as u32;
+    let names: Vec<String> = cfg.traffic.iter().enumerate().map(|(i, t)| t.display_name(i)).collect();
+    let mut classes: Vec<Option<Class>> = (0..cfg.traffic.len()).map(|_| None).collect();
+    // Classes that exclude others are resolved after the classes they name.
+    for pass in [false, true] {
+        for (i, t) in cfg.traffic.iter().enumerate() {
+            if t.exclude.is_empty() == pass {
+                continue;
+            }
+            let mut removed: Vec<NodeId> = Vec::new();
+            for x in &t.exclude {
+                let j = names.iter().position(|m| m == x).expect("validated");
+                let Some(other) = &classes[j] else {
+                    return Err(ConfigError::new(format!("traffic[{i}].exclude"), format!("`{x}` excludes classes itself; exclude only classes that have no `exclude`")));
+                };
+                removed.extend(&other.sources);
+                removed.extend(other.dest);
+            }
+            classes[i] = Some(class(cfg, topo, i, t, names[i].clone(), &removed, end)?);
+        }
+    }
+    let classes: Vec<Class> = classes.into_iter().map(|c| c.expect("both passes cover every class")).collect();
+
+    let data_bytes = cfg.nic.data_packet_bytes;
+    let mut sources = Vec::new();
+    for (ci, c) in classes.iter().enumerate() {
+        for &node in &c.sources {
+            let rate: Rate = topo.channels[topo.host_out[node as usize] as usize].rate;
+            let mean_gap = c.size.mean_packets() * rate.serialization(data_bytes) as f64 / c.load;
+            let id = sources.len() as u64;
+            sources.push(Source { class: ci as ClassId, node, mean_gap, rng: stream(cfg.simulation.seed, Family::Source, id) });
+        }
+        let _ = n;
+    }
+    Ok(Traffic { classes, sources, cycle: ps_from_ns(cfg.simulation.cycle_ns).max(1) })
+}
+
+fn node(topo: &Topology, r: &NodeRef, key: &str) -> ConfigResult<NodeId> {
+    match r {
+        NodeRef::Id(id) if (*id as usize) < topo.hosts() => Ok(*id),
+        NodeRef::Id(id) => Err(ConfigError::new(key, format!("host id {id} does not exist: the topology has hosts 0..{}", topo.hosts() - 1))),
+        NodeRef::Name(name) => topo.host_by_name(name).ok_or_else(|| {
+            ConfigError::new(key, format!("no host is named `{name}`"))
+        }),
+    }
+}
+
+fn class(cfg: &Config, topo: &Topology, i: usize, t: &TrafficConfig, name: String, removed: &[NodeId], end: Time) -> ConfigResult<Class> {
+    let key = format!("traffic[{i}]");
+    let n = topo.hosts() as u32;
+    let all: Vec<NodeId> = (0..n).filter(|h| !removed.contains(h)).collect();
+    let dest = match &t.dest {
+        Some(r) => Some(node(topo, r, &format!("{key}.dest"))?),
+        None => None,
+    };
+    let mut sources: Vec<NodeId> = match (&t.sources, t.pattern) {
+        (Some(list), _) => {
+            let mut v = Vec::new();
+            for (j, r) in list.iter().enumerate() {
+                let id = node(topo, r, &format!("{key}.sources[{j}]"))?;
+                if v.contains(&id) {
+                    return Err(ConfigError::new(format!("{key}.sources[{j}]"), "lists a host twice"));
+                }
+                v.push(id);
+            }
+            v
+        }
+        (None, Pattern::Flow) => vec![node(topo, t.src.as_ref().expect("validated"), &format!("{key}.src"))?],
+        (None, _) => all.iter().copied().filter(|h| Some(*h) != dest).collect(),
+    };
+    if let Some(k) = t.senders {
+        // A random sender set (SRP paper §4: "randomly selecting a subset of the network"),
+        // drawn from this class's own setup stream so it is the same for every mechanism.
+        let mut pool = sources.clone();
+        if k as usize > pool.len() {
+            return Err(ConfigError::new(format!("{key}.senders"), format!("asks for {k} senders but only {} hosts are available", pool.len())));
+        }
+        let mut rng = stream(cfg.simulation.seed, Family::TrafficSetup, i as u64);
+        for j in 0..k as usize {
+            let r = rng.random_range(j..pool.len());
+            pool.swap(j, r);
+        }
+        pool.truncate(k as usize);
+        pool.sort_unstable();
+        sources = pool;
+    }
+    if let Some(d) = dest {
+        if t.pattern != Pattern::Flow && sources.contains(&d) {
+            sources.retain(|s| *s != d);
+        }
+        if t.pattern == Pattern::Flow && sources[0] == d {
+            return Err(ConfigError::new(format!("{key}.dest"), "a flow's destination must differ from its source"));
+        }
+    }
+    let mut dests = Vec::new();
+    let mut perm = Vec::new();
+    match t.pattern {
+        Pattern::Uniform => {
+            dests = all.clone();
+            if dests.len() < 2 {
+                return Err(ConfigError::new(&key, "uniform traffic needs at least two hosts"));
+            }
+        }
+        Pattern::Shift | Pattern::Tornado | Pattern::Randperm | Pattern::Bitreverse => {
+            if t.pattern == Pattern::Bitreverse && !n.is_power_of_two() {
+                return Err(ConfigError::new(format!("{key}.pattern"), format!("bitreverse needs a power-of-two number of hosts, the topology has {n}")));
+            }
+            let mut rng = stream(cfg.simulation.seed, Family::TrafficSetup, i as u64);
+            perm = pattern::permutation(t.pattern, n, t.shift.unwrap_or(0), &mut rng);
+            sources.retain(|s| perm[*s as usize] != NodeId::MAX);
+        }
+        _ => {}
+    }
+    if sources.is_empty() {
+        return Err(ConfigError::new(&key, "has no source left (check sources, senders and exclude)"));
+    }
+    let stop = t.stop_ns.map(ps_from_ns).unwrap_or(end).min(end);
+    let load = t.load.unwrap_or(1.0);
+    if t.arrival == crate::config::Arrival::Bernoulli && !t.greedy && t.pattern != Pattern::Burst {
+        let gap = t.message.mean_packets() * Rate::from_gbps(cfg.topology.link().bandwidth_gbps).serialization(cfg.nic.data_packet_bytes) as f64 / load;
+        if gap < ps_from_ns(cfg.simulation.cycle_ns) as f64 {
+            return Err(ConfigError::new(format!("{key}.load"), "asks for more than one message per cycle: lower the load, use longer messages, or a shorter simulation.cycle_ns"));
+        }
+    }
+    Ok(Class {
+        name,
+        pattern: t.pattern,
+        greedy: t.greedy,
+        arrival: t.arrival,
+        size: t.message.clone(),
+        load,
+        start: ps_from_ns(t.start_ns),
+        stop,
+        sources,
+        dests,
+        dest,
+        perm,
+    })
+}

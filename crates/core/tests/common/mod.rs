@@ -1,0 +1,38 @@
+//! Shared by the integration tests: every run goes through [`run`], which checks the lossless
+//! invariants (conservation, credits, buffer capacities) before returning the summary.
+
+#![allow(dead_code)]
+
+use lossless_core::cc::NoCc;
+use lossless_core::{Config, Sim, Summary};
+
+pub fn config(text: &str) -> Config {
+    Config::from_toml_str(text, &[]).unwrap_or_else(|e| panic!("test config is invalid: {e}"))
+}
+
+/// Runs `text` and checks the invariants at the end.
+pub fn run(text: &str) -> Summary {
+    run_config(&config(text))
+}
+
+pub fn run_config(cfg: &Config) -> Summary {
+    let mut sim = Sim::new(cfg, NoCc { voq: cfg.switch.voq }).unwrap_or_else(|e| panic!("{e}"));
+    let end = sim.end();
+    sim.run_until(end, &mut |_| {});
+    if let Err(e) = sim.check_invariants() {
+        panic!("invariant violated: {e}");
+    }
+    sim.summary(0.0)
+}
+
+/// The SRP paper's reference network (§4): 16-ary 2-tree, 10 Gb/s 32 ns channels.
+pub const FAT_TREE_256: &str = r#"
+[topology]
+kind = "kary_ntree"
+k = 16
+n = 2
+"#;
+
+pub fn assert_close(what: &str, got: f64, want: f64, tol: f64) {
+    assert!((got - want).abs() <= tol, "{what}: got {got}, want {want} +- {tol}");
+}
