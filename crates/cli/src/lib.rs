@@ -1,0 +1,113 @@
+//! The `lossless` command. A library so that the Python package exposes the very same command
+//! (`python -m lossless` and the `lossless` script installed by pip).
+
+mod output;
+mod progress;
+
+use clap::{Parser, Subcommand};
+use lossless_core::{Config, ConfigError};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// Exit status for bad input (config, arguments): the same as clap's usage errors.
+pub const EXIT_BAD_INPUT: i32 = 2;
+/// Exit status for a failure while running or writing results.
+pub const EXIT_FAILURE: i32 = 1;
+
+#[derive(Parser)]
+#[command(name = "lossless", version, about = "Simulate congestion management in lossless interconnection networks")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run one simulation and write summary.json, timeseries.csv, links.csv and config.toml.
+    Run {
+        /// Scenario file (TOML); see docs/config.md.
+        config: PathBuf,
+        /// Output directory; replaced as a whole when the run completes.
+        #[arg(long)]
+        out: PathBuf,
+        /// Overrides simulation.seed.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Overrides a config key, e.g. --set traffic.0.load=0.6 (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// No progress bar and no summary on stdout.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Check a scenario file (and overrides) without running it.
+    Validate {
+        config: PathBuf,
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+    },
+}
+
+/// Runs the command line `args` (including the program name) and returns the exit status.
+pub fn main_with_args<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { EXIT_BAD_INPUT } else { 0 };
+        }
+    };
+    match cli.command {
+        Command::Run { config, out, seed, set, quiet } => run(&config, &out, seed, &set, quiet),
+        Command::Validate { config, set } => match load(&config, None, &set).and_then(|c| lossless_core::check(&c).map(|_| c)) {
+            Ok(_) => {
+                println!("{}: valid", config.display());
+                0
+            }
+            Err(e) => bad_input(&config, &e),
+        },
+    }
+}
+
+fn load(path: &Path, seed: Option<u64>, set: &[String]) -> Result<Config, ConfigError> {
+    let mut overrides = set.to_vec();
+    if let Some(s) = seed {
+        overrides.push(format!("simulation.seed={s}"));
+    }
+    Config::from_file(path, &overrides)
+}
+
+fn bad_input(path: &Path, e: &ConfigError) -> i32 {
+    eprintln!("error: {}: {e}", path.display());
+    EXIT_BAD_INPUT
+}
+
+fn run(path: &Path, out: &Path, seed: Option<u64>, set: &[String], quiet: bool) -> i32 {
+    let cfg = match load(path, seed, set) {
+        Ok(c) => c,
+        Err(e) => return bad_input(path, &e),
+    };
+    // Build everything that can fail on bad input before anything is written.
+    if let Err(e) = lossless_core::check(&cfg) {
+        return bad_input(path, &e);
+    }
+    let mut bar = progress::Bar::new(quiet);
+    let summary = match lossless_core::run(&cfg, &mut |p| bar.update(p)) {
+        Ok(s) => s,
+        Err(e) => return bad_input(path, &e),
+    };
+    bar.finish();
+    if let Err(e) = output::write_atomically(out, &cfg, &summary) {
+        eprintln!("error: writing results to {}: {e}", out.display());
+        return EXIT_FAILURE;
+    }
+    if !quiet {
+        output::print_table(&summary);
+        println!("results in {}", out.display());
+    }
+    0
+}

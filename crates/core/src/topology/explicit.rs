@@ -35,11 +35,12 @@ pub fn build(hosts: &[String], switches: &[String], links: &[ExplicitLink], defa
         let key = format!("topology.links[{i}]");
         match (a, bb) {
             (Named::Host(h), Named::Switch(s)) | (Named::Switch(s), Named::Host(h)) => {
+                let switch_first = matches!(a, Named::Switch(_));
                 if host_linked[*h as usize] {
                     return Err(ConfigError::new(key, format!("host `{}` already has a link: a host has one port", hosts[*h as usize])));
                 }
                 host_linked[*h as usize] = true;
-                b.link_host(*h, *s, rate, lat, l.name.clone());
+                b.link_host(*h, *s, rate, lat, l.name.clone(), switch_first);
             }
             (Named::Switch(x), Named::Switch(y)) => {
                 if x == y {

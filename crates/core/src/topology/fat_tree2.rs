@@ -23,7 +23,7 @@ pub fn build(leaves: u32, hosts_per_leaf: u32, spines: u32, link: &LinkConfig) -
         }
     }
     for h in 0..leaves * hosts_per_leaf {
-        b.link_host(h, h / hosts_per_leaf, rate, lat, None);
+        b.link_host(h, h / hosts_per_leaf, rate, lat, None, false);
     }
     if leaves > 1 {
         // Leaf l's up port j goes to spine j; spine s's down port l goes to leaf l.

@@ -27,7 +27,7 @@ pub fn build(k: u32, n: u32, link: &LinkConfig) -> Topology {
     let sw = |l: u32, w: u32| l * per_level + w;
     // Down ports first, numbered 0..k by the digit they select, so that port = digit.
     for h in 0..hosts {
-        b.link_host(h, sw(0, h / k), rate, lat, None);
+        b.link_host(h, sw(0, h / k), rate, lat, None, false);
     }
     for l in 0..n - 1 {
         let stride = k.pow(l);

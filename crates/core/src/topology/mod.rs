@@ -116,14 +116,17 @@ impl Builder {
         }
     }
 
-    /// Connects a host to the next free port of a switch.
-    pub fn link_host(&mut self, h: NodeId, s: SwitchId, rate: Rate, latency: Time, name: Option<String>) {
+    /// Connects a host to the next free port of a switch. Channels are named `{base}>` in the
+    /// a-to-b direction and `{base}<` back; `switch_first` says the link was written switch-host.
+    pub fn link_host(&mut self, h: NodeId, s: SwitchId, rate: Rate, latency: Time, name: Option<String>, switch_first: bool) {
         let p = self.next_port(s);
         let sw = Endpoint::Switch(s, p);
         let host = Endpoint::Host(h);
-        let base = name.unwrap_or_else(|| format!("{}-{}", self.label(host), self.label(sw)));
-        let up = self.add_channel(host, sw, rate, latency, format!("{base}>"));
-        let down = self.add_channel(sw, host, rate, latency, format!("{base}<"));
+        let (first, second) = if switch_first { (sw, host) } else { (host, sw) };
+        let base = name.unwrap_or_else(|| format!("{}-{}", self.label(first), self.label(second)));
+        let (up_name, down_name) = if switch_first { (format!("{base}<"), format!("{base}>")) } else { (format!("{base}>"), format!("{base}<")) };
+        let up = self.add_channel(host, sw, rate, latency, up_name);
+        let down = self.add_channel(sw, host, rate, latency, down_name);
         self.host_out[h as usize] = Some(up);
         self.host_in[h as usize] = Some(down);
         self.switches[s as usize].ports.push(Port { out: down, inp: up, up: false });

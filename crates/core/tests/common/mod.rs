@@ -36,3 +36,15 @@ n = 2
 pub fn assert_close(what: &str, got: f64, want: f64, tol: f64) {
     assert!((got - want).abs() <= tol, "{what}: got {got}, want {want} +- {tol}");
 }
+
+/// The text of a shipped example, so that tests prove the examples run as they are.
+pub fn example(path: &str) -> String {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(path);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// An example with `key=value` overrides applied.
+pub fn example_with(path: &str, overrides: &[&str]) -> Config {
+    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    Config::from_toml_str(&example(path), &o).unwrap_or_else(|e| panic!("{e}"))
+}
