@@ -28,7 +28,7 @@ impl Config {
     }
 
     pub fn from_table(table: toml::Table) -> ConfigResult<Config> {
-        let cfg: Config = toml::Value::Table(table).try_into().map_err(serde_error)?;
+        let cfg: Config = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(serde_error)?;
         cfg.validate()?;
         Ok(cfg)
     }
@@ -41,10 +41,9 @@ impl Config {
     }
 }
 
-/// Turns a serde error into one that names the key first.
-fn serde_error(e: toml::de::Error) -> ConfigError {
-    let msg = e.message().trim().to_string();
-    // toml reports the path of the failing key in the message for unknown fields and type errors
-    // ("unknown field `lod`, expected one of ..."); keep it and add the hint to check docs.
-    ConfigError::new("", format!("{msg} (see docs/config.md for the keys and their types)"))
+/// A typing error (unknown key, wrong type, unknown variant) with the path of the key.
+fn serde_error(e: serde_path_to_error::Error<toml::de::Error>) -> ConfigError {
+    let path = e.path().to_string();
+    let key = if path == "." { String::new() } else { path };
+    ConfigError::new(key, format!("{} (see docs/config.md for the keys and their types)", e.inner().message().trim()))
 }

@@ -1,0 +1,111 @@
+//! The `lossless` command as a user runs it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn lossless(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lossless")).args(args).output().expect("runs")
+}
+
+fn example(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(name).to_string_lossy().into_owned()
+}
+
+fn out_dir(tmp: &tempfile::TempDir) -> PathBuf {
+    tmp.path().join("run")
+}
+
+#[test]
+fn run_writes_the_documented_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = out_dir(&tmp);
+    let o = lossless(&["run", &example("fattree256_uniform.toml"), "--out", out.to_str().unwrap(), "--set", "simulation.measure_ns=20000", "-q"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let c = &s["classes"]["uniform"];
+    for key in ["offered", "accepted"] {
+        assert!(c[key].as_f64().unwrap() > 0.3, "{key}");
+    }
+    for lat in ["packet_latency_ns", "inflight_latency_ns", "network_latency_ns"] {
+        for stat in ["mean", "p50", "p99", "p999"] {
+            assert!(c[lat][stat].as_f64().unwrap() >= 294.8, "{lat}.{stat}");
+        }
+    }
+    assert_eq!(s["sources"].as_object().unwrap().len(), 256);
+    for k in ["injected", "delivered", "in_flight", "dropped"] {
+        assert!(s["counters"][k].is_u64(), "counters.{k}");
+    }
+    for k in ["sim_time_ns", "wall_s", "events"] {
+        assert!(s[k].is_number(), "{k}");
+    }
+    let series = std::fs::read_to_string(out.join("timeseries.csv")).unwrap();
+    assert!(series.starts_with("class,bin_start_ns,offered,accepted"));
+    // 40 us in 1 us bins, one class.
+    assert_eq!(series.lines().count(), 1 + 40);
+    assert!(out.join("links.csv").exists() && out.join("config.toml").exists());
+    // The resolved config reruns to the same result.
+    let out2 = tmp.path().join("rerun");
+    let o = lossless(&["run", out.join("config.toml").to_str().unwrap(), "--out", out2.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s2: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out2.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["classes"], s2["classes"]);
+}
+
+#[test]
+fn bad_input_exits_2_names_the_key_and_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = out_dir(&tmp);
+    for (set, key) in [("traffic.0.lod=1", "traffic[0].lod"), ("traffic.0.load=2", "traffic[0].load"), ("topology.k=1", "topology.k")] {
+        let o = lossless(&["run", &example("fattree256_uniform.toml"), "--out", out.to_str().unwrap(), "--set", set]);
+        assert_eq!(o.status.code(), Some(2), "{set}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(key), "{set}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(!out.exists(), "{set} left {}", out.display());
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0, "no partial directory either");
+    }
+    let o = lossless(&["validate", &example("fattree256_uniform.toml"), "--set", "nic.data_packet_bytes=0"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = lossless(&["run", "does-not-exist.toml", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = lossless(&["run", &example("fattree256_uniform.toml")]);
+    assert_eq!(o.status.code(), Some(2), "missing --out is a usage error");
+}
+
+#[test]
+fn validate_accepts_every_example() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut n = 0;
+    for entry in walk(&dir) {
+        if entry.extension().is_some_and(|e| e == "toml") {
+            let o = lossless(&["validate", entry.to_str().unwrap()]);
+            assert!(o.status.success(), "{}: {}", entry.display(), String::from_utf8_lossy(&o.stderr));
+            n += 1;
+        }
+    }
+    assert!(n >= 3);
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() { v.extend(walk(&p)) } else { v.push(p) }
+    }
+    v
+}
+
+#[test]
+fn a_killed_run_leaves_no_finished_looking_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = out_dir(&tmp);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lossless"))
+        .args(["run", &example("fattree256_uniform.toml"), "--out", out.to_str().unwrap(), "--set", "simulation.measure_ns=100000000", "-q"])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!out.exists());
+    assert!(!out.join("summary.json").exists());
+}

@@ -1,0 +1,64 @@
+//! Bad input is refused with a message that names the key and says what to do.
+
+mod common;
+use common::example;
+use lossless_core::{check, Config};
+
+/// Applies overrides to the default example and returns the error.
+fn error(overrides: &[&str]) -> lossless_core::ConfigError {
+    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    match Config::from_toml_str(&example("fattree256_uniform.toml"), &o).and_then(|c| check(&c).map(|_| c)) {
+        Ok(_) => panic!("{overrides:?} was accepted"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn each_error_names_its_key() {
+    let cases: &[(&[&str], &str, &str)] = &[
+        (&["traffic.0.lod=0.5"], "traffic[0].lod", "unknown field"),
+        (&["traffic.0.load=1.5"], "traffic[0].load", "(0, 1]"),
+        (&["traffic.0.load=\"high\""], "traffic[0].load", "invalid type"),
+        (&["topology.k=1"], "topology.k", "at least 2"),
+        (&["topology.k=40"], "topology.k", "ports"),
+        (&["topology.kind=\"torus\""], "topology.kind", "unknown variant"),
+        (&["switch.speedup=0"], "switch.speedup", "positive"),
+        (&["switch.input_buffer_bytes=100"], "switch.input_buffer_bytes", "at least one data packet"),
+        (&["switch.input_buffer_bytes=4096", "switch.input_buffer_packets=4"], "switch.input_buffer_bytes", "not both"),
+        (&["simulation.measure_ns=0"], "simulation.measure_ns", "positive"),
+        (&["traffic.0.pattern=\"hotspot\""], "traffic[0].dest", "required"),
+        (&["traffic.0.pattern=\"hotspot\"", "traffic.0.dest=256"], "traffic[0].dest", "0..255"),
+        (&["traffic.0.stop_ns=-5"], "traffic[0].stop_ns", "after start_ns"),
+        (&["traffic.0.message={kind=\"uniform\",min=8,max=4}"], "traffic[0].message", "min <= max"),
+        (&["routing.algorithm=\"shortest_path\"", "routing.routes=[{switch=\"s0.0\",dest=\"h3\",next=\"nowhere\"}]"], "routing.routes[0].next", "no link"),
+    ];
+    for (overrides, key, what) in cases {
+        let e = error(overrides);
+        assert_eq!(e.key, *key, "{overrides:?}: {e}");
+        assert!(e.to_string().contains(what), "{overrides:?}: `{e}` does not say `{what}`");
+    }
+}
+
+#[test]
+fn an_impossible_explicit_topology_is_refused() {
+    let text = r#"
+[topology]
+kind = "explicit"
+hosts = ["a", "b"]
+switches = ["x", "y"]
+links = [{ a = "a", b = "x" }, { a = "b", b = "y" }]
+[[traffic]]
+pattern = "uniform"
+load = 0.1
+"#;
+    let e = Config::from_toml_str(text, &[]).and_then(|c| check(&c)).unwrap_err();
+    assert!(e.to_string().contains("cannot reach"), "{e}");
+    let e = Config::from_toml_str(&text.replace("{ a = \"b\", b = \"y\" }", "{ a = \"b\", b = \"z\" }"), &[]).and_then(|c| check(&c)).unwrap_err();
+    assert_eq!(e.key, "topology.links[1].b");
+}
+
+#[test]
+fn no_traffic_is_refused() {
+    let e = Config::from_toml_str("[topology]\nkind = \"kary_ntree\"\nk = 2\nn = 2\n", &[]).unwrap_err();
+    assert_eq!(e.key, "traffic");
+}
