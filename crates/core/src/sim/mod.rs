@@ -224,6 +224,11 @@ impl<M: Mechanism> Sim<M> {
         }
     }
 
+    /// The mechanism, for its own counters and state after a run.
+    pub fn mechanism(&self) -> &M {
+        &self.mech
+    }
+
     /// End of the measurement window.
     pub fn end(&self) -> Time {
         self.end

@@ -1,0 +1,179 @@
+//! The congestion-control plug-in interface, exercised by small mechanisms written here: each
+//! hook is called where DESIGN.md says, and what a mechanism does through it (control packets,
+//! injection gaps, drops, header marks, timers) keeps the network's invariants.
+
+mod common;
+use common::*;
+use lossless_core::cc::{Ctx, Gate, Hooks, Mechanism, QueueView, VcClass, VcSpec, Verdict};
+use lossless_core::ids::{NodeId, PortId, SwitchId};
+use lossless_core::packet::{CcHeader, Packet};
+use lossless_core::{Config, Sim, Summary};
+
+const NONE: Hooks = Hooks {
+    switch_arrival: false,
+    queue_head: false,
+    occupancy: false,
+    transmit: false,
+    message: false,
+    inject_gate: false,
+    injected: false,
+    deliver: false,
+    control: false,
+    timer: false,
+};
+
+/// Control VC 0 (FIFO), data VC 1 (VOQ): the layout of the ECN network (SRP paper §4).
+fn two_vcs() -> Vec<VcSpec> {
+    vec![VcSpec { class: VcClass::Control, voq: false }, VcSpec { class: VcClass::Data, voq: true }]
+}
+
+fn run_with<M: Mechanism>(cfg: &Config, mech: M) -> (Summary, Sim<M>) {
+    let mut sim = Sim::new(cfg, mech).unwrap();
+    let end = sim.end();
+    sim.run_until(end, &mut |_| {});
+    sim.check_invariants().unwrap_or_else(|e| panic!("invariant violated: {e}"));
+    (sim.summary(0.0), sim)
+}
+
+fn uniform(load: f64) -> Config {
+    example_with("fattree256_uniform.toml", &[&format!("traffic.0.load={load}"), "simulation.measure_ns=30000"])
+}
+
+/// Answers every data packet with a 1-flit ACK on the control VC; marks packets on transmit at
+/// spine switches and counts the marks the ACKs carry back.
+#[derive(Default)]
+struct AckAndMark {
+    acks: u64,
+    marked_acks: u64,
+    transmits_at_spines: u64,
+}
+
+const SPINE_MARK: u16 = 1;
+
+impl Mechanism for AckAndMark {
+    const HOOKS: Hooks = Hooks { deliver: true, control: true, transmit: true, ..NONE };
+    fn name(&self) -> &'static str {
+        "ack-and-mark"
+    }
+    fn vcs(&self) -> Vec<VcSpec> {
+        two_vcs()
+    }
+    fn data_vc(&self) -> u8 {
+        1
+    }
+    fn on_transmit(&mut self, _: &mut Ctx, sw: SwitchId, _: PortId, pkt: &mut Packet, _: u32) {
+        // Switches 16..32 are the spines of the 16-ary 2-tree.
+        if sw >= 16 && pkt.vc == 1 {
+            pkt.hdr.flags |= SPINE_MARK;
+            self.transmits_at_spines += 1;
+        }
+    }
+    fn on_deliver(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
+        ctx.send_control(node, pkt.src, 0, 1, CcHeader { flags: pkt.hdr.flags, ..Default::default() });
+    }
+    fn on_control(&mut self, _: &mut Ctx, _: NodeId, pkt: &Packet) {
+        self.acks += 1;
+        self.marked_acks += (pkt.hdr.flags & SPINE_MARK != 0) as u64;
+    }
+}
+
+#[test]
+fn control_packets_flow_back_and_header_marks_survive() {
+    let (s, sim) = run_with(&uniform(0.3), AckAndMark::default());
+    let m = sim.mechanism();
+    assert_eq!(s.counters.control_sent, s.counters.delivered, "one ACK per delivered packet");
+    assert_eq!(s.counters.control_delivered, m.acks);
+    // Nearly all ACKs are back (the last ones are in flight at the end).
+    assert!(m.acks as f64 > 0.99 * s.counters.delivered as f64);
+    // 15 of 16 destinations are on another leaf and cross a spine: about 15/16 of ACKs marked.
+    let frac = m.marked_acks as f64 / m.acks as f64;
+    assert_close("marked fraction", frac, 15.0 / 16.0, 0.02);
+    // ACKs do not disturb data: throughput as without them.
+    assert_close("accepted", s.classes["uniform"].accepted, 0.3, 0.02);
+}
+
+/// Lets each send queue inject at most one packet every `gap` picoseconds.
+struct Pacer {
+    gap: u64,
+    next: std::collections::HashMap<u32, u64>,
+}
+
+impl Mechanism for Pacer {
+    const HOOKS: Hooks = Hooks { inject_gate: true, injected: true, ..NONE };
+    fn name(&self) -> &'static str {
+        "pacer"
+    }
+    fn vcs(&self) -> Vec<VcSpec> {
+        vec![VcSpec { class: VcClass::Data, voq: true }]
+    }
+    fn inject_gate(&mut self, ctx: &mut Ctx, q: QueueView) -> Gate {
+        match self.next.get(&q.qp) {
+            Some(&t) if t > ctx.now() => Gate::At(t),
+            _ => Gate::Now(0),
+        }
+    }
+    fn on_injected(&mut self, ctx: &mut Ctx, q: QueueView, _: &mut Packet) {
+        self.next.insert(q.qp, ctx.now() + self.gap);
+    }
+}
+
+#[test]
+fn an_injection_gate_paces_a_greedy_flow() {
+    // One packet every 409.6 ns = every second packet time: the flow gets half its link.
+    let cfg = config(&format!(
+        "{FAT_TREE_256}\n[simulation]\nwarmup_ns = 5000\nmeasure_ns = 100000\n[[traffic]]\npattern = \"flow\"\nsrc = 0\ndest = 100\ngreedy = true\n"
+    ));
+    let (s, _) = run_with(&cfg, Pacer { gap: 409_600, next: Default::default() });
+    assert_close("paced throughput", s.classes["flow0"].accepted, 0.5, 0.005);
+}
+
+/// Drops every tenth data packet that reaches the head of an input queue at a leaf switch.
+#[derive(Default)]
+struct Dropper {
+    seen: u64,
+    dropped: u64,
+    timer_fired: u64,
+}
+
+impl Mechanism for Dropper {
+    const HOOKS: Hooks = Hooks { queue_head: true, timer: true, message: true, ..NONE };
+    fn name(&self) -> &'static str {
+        "dropper"
+    }
+    fn vcs(&self) -> Vec<VcSpec> {
+        vec![VcSpec { class: VcClass::Data, voq: true }]
+    }
+    fn on_message(&mut self, ctx: &mut Ctx, _: QueueView, _: u32) {
+        if self.timer_fired == 0 {
+            ctx.set_timer(ctx.now() + 1_000, 7);
+        }
+    }
+    fn on_timer(&mut self, _: &mut Ctx, token: u64) {
+        assert_eq!(token, 7);
+        self.timer_fired += 1;
+    }
+    fn at_queue_head(&mut self, _: &mut Ctx, sw: SwitchId, _: PortId, _: &Packet) -> Verdict {
+        if sw >= 16 {
+            return Verdict::Keep;
+        }
+        self.seen += 1;
+        if self.seen % 10 == 0 {
+            self.dropped += 1;
+            Verdict::Drop
+        } else {
+            Verdict::Keep
+        }
+    }
+}
+
+#[test]
+fn drops_at_the_queue_head_are_counted_and_conserve_packets() {
+    let (s, sim) = run_with(&uniform(0.3), Dropper::default());
+    let m = sim.mechanism();
+    assert!(m.dropped > 1000);
+    assert_eq!(s.counters.dropped, m.dropped);
+    assert!(m.timer_fired >= 1);
+    // Every packet passes a leaf twice, or once within a leaf: about 10% to 20% lost.
+    let lost = s.counters.dropped as f64 / s.counters.injected as f64;
+    assert!((0.1..0.2).contains(&lost), "lost {lost}");
+}
