@@ -18,16 +18,18 @@ use crate::error::{ConfigError, ConfigResult};
 impl Config {
     /// Parses TOML text, applies `key=value` overrides in order, and validates.
     pub fn from_toml_str(text: &str, overrides: &[String]) -> ConfigResult<Config> {
-        let mut table: toml::Table = text
+        let table: toml::Table = text
             .parse()
             .map_err(|e: toml::de::Error| ConfigError::new("", format!("invalid TOML: {}", e.message().trim())))?;
+        Config::from_table(table, overrides)
+    }
+
+    /// Builds a config from an already parsed table (e.g. converted from a Python dict),
+    /// applying `key=value` overrides first.
+    pub fn from_table(mut table: toml::Table, overrides: &[String]) -> ConfigResult<Config> {
         for o in overrides {
             apply_override(&mut table, o)?;
         }
-        Config::from_table(table)
-    }
-
-    pub fn from_table(table: toml::Table) -> ConfigResult<Config> {
         let cfg: Config = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(serde_error)?;
         cfg.validate()?;
         Ok(cfg)

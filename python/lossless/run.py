@@ -1,0 +1,115 @@
+"""Running one simulation from Python and getting its results as DataFrames."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence, Union
+
+import pandas as pd
+
+from . import _lossless
+
+ConfigLike = Union[str, os.PathLike, Mapping[str, Any]]
+
+_LATENCIES = ("packet_latency_ns", "inflight_latency_ns", "network_latency_ns")
+
+
+def _config_args(config: ConfigLike) -> dict[str, str]:
+    """A path to a TOML file, TOML text, or a dict shaped like the TOML file."""
+    if isinstance(config, Mapping):
+        return {"json_text": json.dumps(config)}
+    if isinstance(config, os.PathLike) or (isinstance(config, str) and "\n" not in config and config.endswith(".toml")):
+        path = Path(config)
+        if not path.is_file():
+            raise FileNotFoundError(f"config file {path} does not exist")
+        return {"toml_text": path.read_text()}
+    if isinstance(config, str):
+        return {"toml_text": config}
+    raise TypeError(f"config must be a path, TOML text or a dict, not {type(config).__name__}")
+
+
+def _overrides(seed: int | None, set: Sequence[str] | Mapping[str, Any] | None) -> list[str]:
+    out: list[str] = []
+    if isinstance(set, Mapping):
+        out += [f"{k}={_toml_value(v)}" for k, v in set.items()]
+    elif set is not None:
+        if isinstance(set, str):
+            raise TypeError("set must be a list of 'key=value' strings or a dict, not a single string")
+        out += list(set)
+    if seed is not None:
+        if not isinstance(seed, int) or seed < 0:
+            raise _lossless.ConfigError(f"`seed`: must be a non-negative integer, got {seed!r}")
+        out.append(f"simulation.seed={seed}")
+    return out
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, Mapping):
+        return "{" + ", ".join(f"{k} = {_toml_value(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    return repr(v)
+
+
+@dataclass
+class Result:
+    """The results of one run (definitions in docs/metrics.md).
+
+    ``summary`` is exactly ``summary.json``; the DataFrames are views of it and of the
+    time series and link files the CLI writes.
+    """
+
+    summary: dict[str, Any]
+    timeseries: pd.DataFrame = field(repr=False)
+    links: pd.DataFrame = field(repr=False)
+
+    @property
+    def classes(self) -> pd.DataFrame:
+        """One row per traffic class: offered, accepted, and latency statistics (ns)."""
+        rows = []
+        for name, c in self.summary["classes"].items():
+            row = {"class": name, "pattern": c["pattern"], "sources": c["sources"], "offered": c["offered"], "accepted": c["accepted"]}
+            for lat in _LATENCIES:
+                prefix = lat.removesuffix("_ns")
+                for stat, v in c[lat].items():
+                    row[f"{prefix}_{stat}" + ("" if stat == "count" else "_ns")] = v
+            rows.append(row)
+        return pd.DataFrame(rows).set_index("class")
+
+    @property
+    def sources(self) -> pd.DataFrame:
+        """Accepted throughput per source host (fraction of its injection link)."""
+        s = self.summary["sources"]
+        return pd.DataFrame({"node": [int(k) for k in s], "accepted": list(s.values())}).set_index("node")
+
+    @property
+    def counters(self) -> dict[str, int]:
+        return dict(self.summary["counters"])
+
+
+def run(config: ConfigLike, *, seed: int | None = None, set: Sequence[str] | Mapping[str, Any] | None = None) -> Result:
+    """Runs one simulation.
+
+    config: path to a TOML scenario, TOML text, or a dict of the same shape.
+    seed: overrides ``simulation.seed``.
+    set: overrides, as ``["traffic.0.load=0.5"]`` or ``{"traffic.0.load": 0.5}``.
+    Raises ``lossless.ConfigError`` (a ``ValueError``) naming the key on bad input.
+    """
+    summary, series, links = _lossless.run(**_config_args(config), overrides=_overrides(seed, set))
+    return Result(
+        summary=json.loads(summary),
+        timeseries=pd.DataFrame(json.loads(series)),
+        links=pd.DataFrame(json.loads(links)),
+    )
+
+
+def validate(config: ConfigLike, *, seed: int | None = None, set: Sequence[str] | Mapping[str, Any] | None = None) -> str:
+    """Checks a scenario without running it; returns the resolved config as TOML text."""
+    return _lossless.validate(**_config_args(config), overrides=_overrides(seed, set))
