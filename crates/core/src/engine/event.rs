@@ -10,10 +10,11 @@ pub enum Event {
     LinkFree { ch: ChannelId },
     /// The crossbar finished moving `pkt`'s tail from input `inp` to output `out`.
     XbarDone { sw: SwitchId, inp: PortId, out: PortId, pkt: PacketId },
-    /// The head of `pkt` reaches the switch at the far end of `ch`.
+    /// The head of `pkt` reached the switch at the far end of `ch` one router latency ago: it
+    /// has been routed and is written to its input queue now. One event covers arrival and
+    /// pipeline; credits were debited by the sender, so flow control is exact, and observers
+    /// of buffer occupancy see the packet one router latency after its head arrived.
     HeadArrive { ch: ChannelId, pkt: PacketId },
-    /// `pkt`, at the head of its input queue, has spent the router pipeline latency.
-    Eligible { sw: SwitchId, inp: PortId, pkt: PacketId },
     /// The tail of `pkt` reaches its destination NIC over channel `ch`.
     Deliver { ch: ChannelId, pkt: PacketId },
     /// A NIC should retry injection (a rate limiter expired, or a control packet was queued).
@@ -33,21 +34,20 @@ impl Event {
             Event::LinkFree { .. } => 1,
             Event::XbarDone { .. } => 2,
             Event::HeadArrive { .. } => 3,
-            Event::Eligible { .. } => 4,
-            Event::Deliver { .. } => 5,
-            Event::Timer { .. } => 6,
-            Event::NicWake { .. } => 7,
-            Event::Arrival { .. } => 8,
+            Event::Deliver { .. } => 4,
+            Event::Timer { .. } => 5,
+            Event::NicWake { .. } => 6,
+            Event::Arrival { .. } => 7,
         }
     }
 
-    /// The entity the event belongs to, as the deterministic tie-break after priority.
+    /// The entity the event belongs to, as the deterministic tie-break after priority (switch
+    /// ports are `switch << 6 | port`: at most 64 ports, see `MAX_SWITCH_PORTS`).
     pub fn entity(&self) -> u64 {
         match *self {
             Event::Credit { ch, .. } | Event::LinkFree { ch } => ch as u64,
-            Event::XbarDone { sw, out, .. } => ((sw as u64) << 16) | out as u64,
+            Event::XbarDone { sw, out, .. } => ((sw as u64) << 6) | out as u64,
             Event::HeadArrive { ch, .. } | Event::Deliver { ch, .. } => ch as u64,
-            Event::Eligible { sw, inp, .. } => ((sw as u64) << 16) | inp as u64,
             Event::NicWake { node } => node as u64,
             Event::Arrival { source } => source as u64,
             Event::Timer { token } => token,

@@ -3,7 +3,7 @@
 //!
 //! Packet timing (virtual cut-through, DESIGN.md "Simulation model"): a head crosses a channel in
 //! its latency and the tail follows one serialization time later; at a switch the head may
-//! compete for the crossbar after the router latency; the crossbar moves it at `speedup` times
+//! compete for the crossbar after the router latency (one event: `Event::HeadArrive`); the crossbar moves it at `speedup` times
 //! the output rate into a per-VC output buffer; the output sends it when the downstream buffer
 //! has credits for the whole packet, never so early that its tail would leave before it arrived.
 //! Credits return over the reverse direction once the tail has left the input buffer.
@@ -207,7 +207,6 @@ impl<M: Mechanism> Sim<M> {
             },
             Event::XbarDone { sw, inp, out, pkt } => self.xbar_done(sw, inp, out, pkt),
             Event::HeadArrive { ch, pkt } => self.head_arrive(ch, pkt),
-            Event::Eligible { sw, inp, pkt } => self.eligible(sw, inp, pkt),
             Event::Deliver { ch, pkt } => self.deliver(ch, pkt),
             Event::NicWake { node } => {
                 let nic = &mut self.nics[node as usize];

@@ -168,7 +168,7 @@ impl<M: Mechanism> Sim<M> {
         let c = &self.topo.channels[ch as usize];
         let bytes = p.bytes;
         self.events.push(self.now + c.rate.serialization(bytes), Event::LinkFree { ch });
-        self.events.push(self.now + c.latency, Event::HeadArrive { ch, pkt });
+        self.events.push(self.now + c.latency + self.p.router_latency, Event::HeadArrive { ch, pkt });
         self.stats.sent(self.now, ch, bytes);
     }
 

@@ -14,7 +14,8 @@ use crate::packet::PacketKind;
 use crate::switch::next_from;
 
 impl<M: Mechanism> Sim<M> {
-    /// The head of `pkt` arrives at the switch input fed by channel `ch`.
+    /// The head of `pkt`, which reached the switch input fed by channel `ch` one router latency
+    /// ago, has been routed and written to its input queue (see `Event::HeadArrive`).
     pub(super) fn head_arrive(&mut self, ch: ChannelId, pkt: PacketId) {
         let Endpoint::Switch(s, port) = self.topo.channels[ch as usize].to else {
             unreachable!("packets for hosts are delivered, not head-arrived")
@@ -23,8 +24,8 @@ impl<M: Mechanism> Sim<M> {
         let now = self.now;
         let sw = &mut self.switches[s as usize];
         let p = self.slab.get_mut(pkt);
-        p.head_in = now;
-        p.tail_in = now + rate.serialization(p.bytes);
+        p.head_in = now - self.p.router_latency;
+        p.tail_in = p.head_in + rate.serialization(p.bytes);
         p.out_port = self.routing.route(s, p.dst, &mut sw.rng);
         if M::HOOKS.switch_arrival {
             let mut copy = *self.slab.get(pkt);
@@ -44,7 +45,7 @@ impl<M: Mechanism> Sim<M> {
             self.mech.on_occupancy(&mut ctx, s, port, vc, occupancy);
         }
         if is_head {
-            self.schedule_head(s, port, pkt);
+            self.request(s, port, pkt);
         }
     }
 
@@ -57,18 +58,9 @@ impl<M: Mechanism> Sim<M> {
         }
     }
 
-    /// `pkt` became the head of its input queue: it competes once its pipeline latency is spent.
-    fn schedule_head(&mut self, s: SwitchId, port: PortId, pkt: PacketId) {
-        let ready = self.slab.get(pkt).head_in + self.p.router_latency;
-        if ready <= self.now {
-            self.eligible(s, port, pkt);
-        } else {
-            self.events.push(ready, Event::Eligible { sw: s, inp: port, pkt });
-        }
-    }
-
-    /// `pkt` at the head of its input queue requests its output.
-    pub(super) fn eligible(&mut self, s: SwitchId, port: PortId, pkt: PacketId) {
+    /// `pkt` reached the head of its input queue, its pipeline latency spent: it requests its
+    /// output (or its mechanism drops it there).
+    fn request(&mut self, s: SwitchId, port: PortId, pkt: PacketId) {
         if M::HOOKS.queue_head {
             let copy = *self.slab.get(pkt);
             let mut ctx = mech_ctx!(self);
@@ -101,7 +93,7 @@ impl<M: Mechanism> Sim<M> {
         }
         self.slab.release(pkt);
         if let Some(n) = next {
-            self.schedule_head(s, port, n);
+            self.request(s, port, n);
         }
     }
 
@@ -169,7 +161,7 @@ impl<M: Mechanism> Sim<M> {
         p.tail_in = done;
         self.events.push(done, Event::XbarDone { sw: s, inp: i, out, pkt });
         if let Some(n) = next {
-            self.schedule_head(s, i, n);
+            self.request(s, i, n);
         }
         self.try_link(s, out);
     }
@@ -260,7 +252,7 @@ impl<M: Mechanism> Sim<M> {
                 self.stats.sent(now, ch, bytes);
                 self.events.push(now + ser, Event::LinkFree { ch });
                 match to {
-                    Endpoint::Switch(..) => self.events.push(now + latency, Event::HeadArrive { ch, pkt }),
+                    Endpoint::Switch(..) => self.events.push(now + latency + self.p.router_latency, Event::HeadArrive { ch, pkt }),
                     Endpoint::Host(_) => self.events.push(now + latency + ser, Event::Deliver { ch, pkt }),
                 }
                 return;
