@@ -118,6 +118,14 @@ pub trait Mechanism {
         Gate::Now(self.data_vc())
     }
 
+    /// Send queue `q` just emptied. Returning true lets the NIC recycle it (its `QpId` may then
+    /// serve another destination); a mechanism that still needs per-queue state (a CCTI, a
+    /// pending reservation) returns false and is asked again the next time the queue empties.
+    /// Recycling keeps memory proportional to active queues, not to pairs ever used.
+    fn release_queue(&mut self, _ctx: &mut Ctx, _q: QueueView) -> bool {
+        true
+    }
+
     /// A data packet was just injected (stamp header fields, start timers).
     fn on_injected(&mut self, _ctx: &mut Ctx, _q: QueueView, _pkt: &mut Packet) {}
 

@@ -45,5 +45,30 @@ impl Nic {
     }
 }
 
+/// Send queues of every NIC in one slab; emptied queues are recycled (see
+/// `Mechanism::release_queue`).
+#[derive(Default)]
+pub struct SendQueues {
+    pub slots: Vec<SendQueue>,
+    pub free: Vec<QpId>,
+}
+
+impl SendQueues {
+    pub fn open(&mut self, src: NodeId, dst: NodeId) -> QpId {
+        match self.free.pop() {
+            Some(id) => {
+                let q = &mut self.slots[id as usize];
+                q.src = src;
+                q.dst = dst;
+                id
+            }
+            None => {
+                self.slots.push(SendQueue { src, dst, messages: VecDeque::new(), head_since: 0, active: false });
+                (self.slots.len() - 1) as QpId
+            }
+        }
+    }
+}
+
 /// Control packets waiting at each NIC.
 pub type ControlQueues = Vec<VecDeque<PacketId>>;

@@ -1,6 +1,7 @@
 //! Routing functions: given a switch and a packet's destination, the output port.
 //!
-//! Tables are dense (`switch * hosts + dest`) so that a lookup on the hot path is one load.
+//! Trees route arithmetically (`updown`); other topologies use dense tables
+//! (`switch * hosts + dest`), meant for the small explicit networks of the papers.
 
 mod shortest_path;
 mod updown;

@@ -2,73 +2,81 @@
 //! channels ... then down deterministically"), with the D-mod-K variant of the thesis (Paper II,
 //! L1125) where the up port is digit `(d / stride) mod ups` of the destination, so that every
 //! down link carries the traffic of a single destination.
+//!
+//! The tree builders number hosts so that every switch's subtree is a contiguous range of hosts
+//! split evenly among its down ports, in port order. Routing is then arithmetic on the
+//! destination id, with O(ports) state per switch: nothing proportional to hosts x switches.
 
-use super::NO_PORT;
 use crate::ids::{Endpoint, NodeId, PortId, SwitchId};
 use crate::rng::Stream;
 use crate::topology::Topology;
 use rand::RngExt;
 
-pub struct UpDown {
-    hosts: usize,
-    /// Down port towards each destination in the switch's subtree, else `NO_PORT`.
+struct Subtree {
+    /// First host of the subtree.
+    lo: NodeId,
+    /// Hosts below each down port.
+    span: u32,
+    /// Down ports in host order.
     down: Vec<PortId>,
-    /// Up ports of each switch, in port order.
-    up: Vec<Vec<PortId>>,
-    /// D-mod-K divisor of each switch (product of the up-port counts of the levels below).
-    stride: Vec<u32>,
+    /// Up ports in port order.
+    up: Vec<PortId>,
+    /// D-mod-K divisor (product of the up-port counts of the levels below).
+    stride: u32,
+}
+
+pub struct UpDown {
+    switches: Vec<Subtree>,
     dmodk: bool,
 }
 
 impl UpDown {
     pub fn build(topo: &Topology, dmodk: bool) -> UpDown {
-        let hosts = topo.hosts();
-        let mut down = vec![NO_PORT; topo.switches.len() * hosts];
+        // Host ranges below every switch, leaves first.
+        let mut range: Vec<Option<(NodeId, NodeId)>> = vec![None; topo.switches.len()];
         let mut order: Vec<usize> = (0..topo.switches.len()).collect();
         order.sort_by_key(|&s| topo.switches[s].level);
+        let mut switches: Vec<Option<Subtree>> = (0..topo.switches.len()).map(|_| None).collect();
         for &s in &order {
-            for (p, port) in topo.switches[s].ports.iter().enumerate() {
-                if port.up {
-                    continue;
-                }
-                match topo.channels[port.out as usize].to {
-                    Endpoint::Host(h) => down[s * hosts + h as usize] = p as PortId,
-                    Endpoint::Switch(c, _) => {
-                        for d in 0..hosts {
-                            let i = s * hosts + d;
-                            if down[i] == NO_PORT && down[c as usize * hosts + d] != NO_PORT {
-                                down[i] = p as PortId;
-                            }
-                        }
-                    }
-                }
+            let node = &topo.switches[s];
+            let mut children: Vec<(NodeId, NodeId, PortId)> = Vec::new();
+            for (p, port) in node.ports.iter().enumerate().filter(|(_, p)| !p.up) {
+                let (lo, hi) = match topo.channels[port.out as usize].to {
+                    Endpoint::Host(h) => (h, h + 1),
+                    Endpoint::Switch(c, _) => range[c as usize].expect("children are built before parents"),
+                };
+                children.push((lo, hi, p as PortId));
             }
+            children.sort_unstable();
+            let lo = children[0].0;
+            let span = children[0].1 - children[0].0;
+            for (i, &(clo, chi, _)) in children.iter().enumerate() {
+                assert!(
+                    clo == lo + i as u32 * span && chi - clo == span,
+                    "tree builders give every switch contiguous, equal host ranges per down port"
+                );
+            }
+            range[s] = Some((lo, lo + span * children.len() as u32));
+            switches[s] = Some(Subtree {
+                lo,
+                span,
+                down: children.iter().map(|c| c.2).collect(),
+                up: node.ports.iter().enumerate().filter(|(_, p)| p.up).map(|(i, _)| i as PortId).collect(),
+                stride: topo.up_ports_per_level.iter().take(node.level as usize).product(),
+            });
         }
-        let up = topo
-            .switches
-            .iter()
-            .map(|s| s.ports.iter().enumerate().filter(|(_, p)| p.up).map(|(i, _)| i as PortId).collect())
-            .collect();
-        let stride = topo
-            .switches
-            .iter()
-            .map(|s| topo.up_ports_per_level.iter().take(s.level as usize).product())
-            .collect();
-        UpDown { hosts, down, up, stride, dmodk }
+        UpDown { switches: switches.into_iter().map(|s| s.expect("every switch visited")).collect(), dmodk }
     }
 
     #[inline]
     pub fn route(&self, sw: SwitchId, dst: NodeId, rng: &mut Stream) -> PortId {
-        let d = self.down[sw as usize * self.hosts + dst as usize];
-        if d != NO_PORT {
-            return d;
+        let t = &self.switches[sw as usize];
+        if dst >= t.lo {
+            if let Some(&p) = t.down.get(((dst - t.lo) / t.span) as usize) {
+                return p;
+            }
         }
-        let ups = &self.up[sw as usize];
-        let i = if self.dmodk {
-            (dst / self.stride[sw as usize]) as usize % ups.len()
-        } else {
-            rng.random_range(0..ups.len())
-        };
-        ups[i]
+        let j = if self.dmodk { (dst / t.stride) as usize % t.up.len() } else { rng.random_range(0..t.up.len()) };
+        t.up[j]
     }
 }

@@ -32,7 +32,7 @@ use crate::config::{Config, Mechanism as MechanismName};
 use crate::engine::{Event, EventQueue};
 use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{Endpoint, Vc};
-use crate::nic::{ControlQueues, Nic, SendQueue};
+use crate::nic::{ControlQueues, Nic, SendQueues};
 use crate::packet::Slab;
 use crate::rng::{stream, Family, Stream};
 use crate::routing::Routing;
@@ -90,7 +90,7 @@ pub struct Sim<M: Mechanism> {
     pub(crate) switches: Vec<Switch>,
     pub(crate) nics: Vec<Nic>,
     pub(crate) control: ControlQueues,
-    pub(crate) qps: Vec<SendQueue>,
+    pub(crate) qps: SendQueues,
     pub(crate) traffic: Traffic,
     pub(crate) stats: Stats,
     pub(crate) mech_rng: Stream,
@@ -142,7 +142,7 @@ impl<M: Mechanism> Sim<M> {
             xbar_rate,
             switches,
             nics,
-            qps: Vec::new(),
+            qps: SendQueues::default(),
             traffic,
             stats,
             mech_rng: stream(seed, Family::Mechanism, 0),
@@ -235,7 +235,7 @@ impl<M: Mechanism> Sim<M> {
 
     /// The results so far; `wall_s` is reported as the run's wall-clock time.
     pub fn summary(&self, wall_s: f64) -> Summary {
-        let queued = self.qps.iter().flat_map(|q| q.messages.iter()).map(|m| (m.packets - m.sent) as u64).sum();
+        let queued = self.qps.slots.iter().flat_map(|q| q.messages.iter()).map(|m| (m.packets - m.sent) as u64).sum();
         Summary::build(SummaryContext {
             stats: &self.stats,
             topo: &self.topo,

@@ -5,7 +5,7 @@ use super::Sim;
 use crate::cc::{Ctx, Gate, Mechanism, QueueView};
 use crate::engine::Event;
 use crate::ids::{ChannelId, Endpoint, NodeId, PacketId, QpId};
-use crate::nic::{Message, SendQueue};
+use crate::nic::Message;
 use crate::packet::{CcHeader, Packet, PacketKind};
 use crate::time::Time;
 
@@ -29,12 +29,9 @@ impl<M: Mechanism> Sim<M> {
         self.stats.offered(self.now, msg.class, node, bytes, msg.packets as u64);
         let packets = msg.packets;
         let nic = &mut self.nics[node as usize];
-        let next_id = self.qps.len() as QpId;
-        let qp = *nic.qp_of.entry(dst).or_insert(next_id);
-        if qp == next_id {
-            self.qps.push(SendQueue { src: node, dst, messages: Default::default(), head_since: 0, active: false });
-        }
-        let q = &mut self.qps[qp as usize];
+        let qps = &mut self.qps;
+        let qp = *nic.qp_of.entry(dst).or_insert_with(|| qps.open(node, dst));
+        let q = &mut qps.slots[qp as usize];
         if q.messages.is_empty() {
             q.head_since = self.now;
         }
@@ -51,7 +48,7 @@ impl<M: Mechanism> Sim<M> {
     }
 
     fn view(&self, qp: QpId) -> QueueView {
-        let q = &self.qps[qp as usize];
+        let q = &self.qps.slots[qp as usize];
         let left = q.messages.front().map_or(0, |m| m.packets - m.sent);
         QueueView { qp, src: q.src, dst: q.dst, head_message_left: left }
     }
@@ -108,7 +105,7 @@ impl<M: Mechanism> Sim<M> {
     /// Sends the next packet of send queue `qp` (at the front of the ring) on `vc`.
     fn inject_data(&mut self, node: NodeId, qp: QpId, vc: u8) {
         let now = self.now;
-        let q = &mut self.qps[qp as usize];
+        let q = &mut self.qps.slots[qp as usize];
         let msg = q.messages.front_mut().expect("active queues hold a message");
         msg.sent += 1;
         let mut pkt = Packet {
@@ -134,7 +131,8 @@ impl<M: Mechanism> Sim<M> {
         q.head_since = now;
         let nic = &mut self.nics[node as usize];
         nic.ring.pop_front();
-        if q.messages.is_empty() {
+        let emptied = q.messages.is_empty();
+        if emptied {
             q.active = false;
         } else {
             nic.ring.push_back(qp);
@@ -147,6 +145,14 @@ impl<M: Mechanism> Sim<M> {
         let id = self.slab.alloc(pkt);
         self.stats.counters.injected += 1;
         self.send(node, id);
+        if emptied {
+            let view = self.view(qp);
+            let mut ctx = mech_ctx!(self);
+            if self.mech.release_queue(&mut ctx, view) {
+                self.nics[node as usize].qp_of.remove(&view.dst);
+                self.qps.free.push(qp);
+            }
+        }
         // A greedy source always has its next message ready.
         if let Some(s) = finished {
             let s = s as usize;

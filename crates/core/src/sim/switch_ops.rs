@@ -71,7 +71,9 @@ impl<M: Mechanism> Sim<M> {
         }
         let p = self.slab.get(pkt);
         let (vc, out) = (p.vc, p.out_port);
-        self.switches[s as usize].outputs[out as usize].req[vc as usize] |= 1 << port;
+        let sw = &mut self.switches[s as usize];
+        sw.outputs[out as usize].req[vc as usize] |= 1 << port;
+        sw.in_req[port as usize] |= 1 << out;
         self.try_allocate(s, out);
     }
 
@@ -147,6 +149,9 @@ impl<M: Mechanism> Sim<M> {
         sw.in_busy |= 1 << i;
         let o = &mut sw.outputs[out as usize];
         o.req[vc as usize] &= !(1 << i);
+        if o.req.iter().all(|r| r & (1 << i) == 0) {
+            sw.in_req[i as usize] &= !(1 << out);
+        }
         o.rr[vc as usize] = ((i as usize + 1) % ports) as u8;
         o.vc_rr = next_vc as u8;
         o.xbar_busy = true;
@@ -186,12 +191,11 @@ impl<M: Mechanism> Sim<M> {
         self.try_allocate(s, out);
         // The input is free again: offer it to the other outputs it has requests for, starting
         // after `out` so that no output is favoured.
-        let ports = self.topo.switches[s as usize].ports.len();
-        for k in 1..ports {
-            let o = ((out as usize + k) % ports) as PortId;
-            if self.switches[s as usize].outputs[o as usize].req.iter().any(|r| r & (1 << i) != 0) {
-                self.try_allocate(s, o);
-            }
+        let mut pending = self.switches[s as usize].in_req[i as usize];
+        while pending != 0 {
+            let o = next_from(pending, out as u32 + 1);
+            pending &= !(1 << o);
+            self.try_allocate(s, o as PortId);
         }
     }
 

@@ -43,6 +43,8 @@ pub struct RawCounters {
     pub control_delivered: u64,
     /// Data packets of messages generated (queued or injected).
     pub generated_packets: u64,
+    /// Packets (data and control) put on any channel: the packet-hops of the benchmark.
+    pub hops: u64,
 }
 
 pub struct Stats {
@@ -122,6 +124,7 @@ impl Stats {
 
     #[inline]
     pub fn sent(&mut self, t: Time, ch: ChannelId, bytes: u32) {
+        self.counters.hops += 1;
         if self.in_window(t) {
             self.channel_bytes[ch as usize] += bytes as u64;
         }

@@ -33,6 +33,8 @@ pub struct Counters {
     pub queued: u64,
     pub control_sent: u64,
     pub control_delivered: u64,
+    /// Channel traversals by any packet over the whole run.
+    pub hops: u64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -168,6 +170,7 @@ impl Summary {
                 queued: c.queued,
                 control_sent: k.control_sent,
                 control_delivered: k.control_delivered,
+                hops: k.hops,
             },
             max_link_utilization: links.iter().map(|l| l.utilization).fold(0.0, f64::max),
             links,

@@ -45,6 +45,9 @@ pub struct Switch {
     pub outputs: Vec<Output>,
     /// Bit i set while input i is moving a packet across the crossbar.
     pub in_busy: u64,
+    /// Per input: bit o set while the input requests output o on some VC (the union over VCs
+    /// of the outputs' `req` bits), so a freed input finds its outputs without a scan.
+    pub in_req: Vec<u64>,
     /// Routing decisions (random up ports) draw from the switch's own stream.
     pub rng: Stream,
 }
@@ -72,7 +75,7 @@ impl Switch {
                 sending: None,
             })
             .collect();
-        Switch { inputs, outputs, in_busy: 0, rng }
+        Switch { inputs, outputs, in_busy: 0, in_req: vec![0; ports], rng }
     }
 }
 

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Benchmark runner: events/s, packet-hops/s, delivered packets/s, simulated ns per wall
+second and peak memory for the fixed scenarios in bench/. Figures go to docs/performance.md.
+
+    python bench/run.py            # both scenarios, best of 3
+    python bench/run.py --repeat 5 bench/fattree256_uniform_1ms.toml
+
+Uses the release binary built by `cargo build --release -p lossless-cli`.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BINARY = ROOT / "target" / "release" / "lossless"
+SCENARIOS = [ROOT / "bench" / "fattree256_uniform_1ms.toml", ROOT / "bench" / "fattree4096_uniform.toml"]
+# BookSim on the 256-node scenario, measured on these machines (issue 2).
+BOOKSIM_PACKETS_PER_S = 1_900
+
+
+def measure(scenario: Path) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        child = subprocess.Popen([str(BINARY), "run", str(scenario), "--out", f"{tmp}/out", "-q"])
+        # wait4 gives this run's own peak resident memory (KiB on Linux).
+        _, status, usage = os.wait4(child.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit(f"{scenario} failed")
+        s = json.loads(Path(f"{tmp}/out/summary.json").read_text())
+    wall = s["wall_s"]
+    return {
+        "wall_s": wall,
+        "events_per_s": s["events"] / wall,
+        "hops_per_s": s["counters"]["hops"] / wall,
+        "delivered_per_s": s["counters"]["delivered"] / wall,
+        "sim_ns_per_wall_s": s["sim_time_ns"] / wall,
+        "peak_rss_mib": usage.ru_maxrss / 1024,
+        "events": s["events"],
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("scenarios", nargs="*", type=Path, default=SCENARIOS)
+    ap.add_argument("--repeat", type=int, default=3, help="runs per scenario; the fastest is reported")
+    args = ap.parse_args()
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "lossless-cli"], check=True, cwd=ROOT)
+    print(f"{'scenario':<28} {'wall s':>7} {'Mevents/s':>10} {'Mhops/s':>8} {'kpkt/s':>8} {'x BookSim':>9} {'us sim/s':>9} {'peak MiB':>9}")
+    for sc in args.scenarios:
+        best = min((measure(sc) for _ in range(args.repeat)), key=lambda r: r["wall_s"])
+        print(
+            f"{sc.stem:<28} {best['wall_s']:>7.2f} {best['events_per_s'] / 1e6:>10.2f} {best['hops_per_s'] / 1e6:>8.2f} "
+            f"{best['delivered_per_s'] / 1e3:>8.0f} {best['delivered_per_s'] / BOOKSIM_PACKETS_PER_S:>9.0f} "
+            f"{best['sim_ns_per_wall_s'] / 1e3:>9.1f} {best['peak_rss_mib']:>9.0f}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
