@@ -24,6 +24,9 @@ pub struct ClassSummary {
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Counters {
+    /// Messages generated over the whole run.
+    pub messages: u64,
+    /// Data packets generated (in those messages).
     pub generated: u64,
     pub injected: u64,
     pub delivered: u64,
@@ -162,6 +165,7 @@ impl Summary {
             classes,
             sources,
             counters: Counters {
+                messages: k.messages,
                 generated: k.generated_packets,
                 injected: k.injected,
                 delivered: k.delivered,

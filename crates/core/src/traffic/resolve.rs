@@ -149,3 +149,29 @@ fn class(cfg: &Config, topo: &Topology, i: usize, t: &TrafficConfig, name: Strin
         perm,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn senders(seed: u64) -> Vec<NodeId> {
+        let text = format!(
+            "[simulation]\nseed = {seed}\n[topology]\nkind = \"kary_ntree\"\nk = 16\nn = 2\n[[traffic]]\npattern = \"hotspot\"\nsenders = 40\ndest = 100\ngreedy = true\n"
+        );
+        let cfg = Config::from_toml_str(&text, &[]).unwrap();
+        let topo = Topology::build(&cfg.topology).unwrap();
+        resolve(&cfg, &topo, 1_000).unwrap().classes[0].sources.clone()
+    }
+
+    #[test]
+    fn hot_spot_senders_are_a_seeded_random_set() {
+        let a = senders(1);
+        assert_eq!(a.len(), 40);
+        assert!(!a.contains(&100), "the hot spot does not send to itself");
+        assert_eq!(a, senders(1), "same seed, same senders");
+        assert_ne!(a, senders(2), "another seed, other senders");
+        let mut d = a.clone();
+        d.dedup();
+        assert_eq!(d.len(), 40, "distinct senders");
+    }
+}

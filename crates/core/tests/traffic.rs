@@ -1,0 +1,175 @@
+//! Traffic features as a user sets them up: schedules, bursts, permutations, size laws, sender
+//! sets, and the other topologies.
+
+mod common;
+use common::*;
+
+#[test]
+fn a_class_is_active_only_between_start_and_stop() {
+    // A step: uniform 0.3 from 0 to 30 us, then a second class from 30 us. Time series bins of
+    // 5 us show each class's offered load only where it is active.
+    let s = run(&format!(
+        r#"{FAT_TREE_256}
+[simulation]
+warmup_ns = 0
+measure_ns = 60000
+bin_ns = 5000
+[[traffic]]
+name = "before"
+pattern = "uniform"
+load = 0.3
+stop_ns = 30000
+[[traffic]]
+name = "after"
+pattern = "uniform"
+load = 0.3
+start_ns = 30000
+"#
+    ));
+    for row in &s.series {
+        let active = if row.class == "before" { row.bin_start_ns < 30000.0 } else { row.bin_start_ns >= 30000.0 };
+        if active {
+            assert_close(&format!("{} offered at {}", row.class, row.bin_start_ns), row.offered, 0.3, 0.06);
+        } else {
+            assert_eq!(row.offered, 0.0, "{} at {}", row.class, row.bin_start_ns);
+        }
+    }
+}
+
+#[test]
+fn a_burst_sends_one_message_per_source_at_its_start() {
+    // SRP paper §6.5's impulse: at 10 us every node sends one 8-packet message to host 0.
+    let s = run(&format!(
+        r#"{FAT_TREE_256}
+[simulation]
+warmup_ns = 0
+measure_ns = 400000
+[[traffic]]
+name = "impulse"
+pattern = "burst"
+dest = 0
+start_ns = 10000
+message = {{ kind = "fixed", packets = 8 }}
+"#
+    ));
+    assert_eq!(s.counters.generated, 255 * 8);
+    // All of it drains through host 0's ejection link in 2040 x 204.8 ns = 418 us, which ends
+    // after the window: what is not delivered is still in the network or at its source.
+    assert_eq!(s.counters.delivered + s.counters.in_flight + s.counters.queued, 255 * 8);
+    let first = s.series.iter().find(|r| r.packets > 0).unwrap();
+    assert!(first.bin_start_ns >= 10000.0);
+}
+
+#[test]
+fn permutations_send_each_source_to_its_partner() {
+    // Under a permutation every destination receives from exactly one source, so at a load
+    // the tree carries without contention every source gets what it offers.
+    for (pattern, extra) in [("shift", "shift = 17"), ("tornado", ""), ("bitreverse", ""), ("randperm", "")] {
+        let s = run(&format!(
+            "{FAT_TREE_256}\n[simulation]\nwarmup_ns = 5000\nmeasure_ns = 40000\n[[traffic]]\npattern = \"{pattern}\"\n{extra}\nload = 0.3\n"
+        ));
+        let c = s.classes.values().next().unwrap();
+        assert_close(&format!("{pattern} accepted"), c.accepted, 0.3, 0.03);
+        // Bit reversal on 8 address bits fixes the 16 palindromes, which send nothing.
+        let expected_sources = if pattern == "bitreverse" { 256 - 16 } else { 256 };
+        assert_eq!(c.sources, expected_sources, "{pattern}");
+    }
+}
+
+#[test]
+fn message_size_laws_have_their_means() {
+    // Offered load is in bytes, so the message rate adapts to the mean size.
+    for (law, mean) in [
+        ("{ kind = \"bimodal\", packets = [4, 64] }", 34.0),
+        ("{ kind = \"bimodal\", packets = [4, 64], weights = [3, 1] }", 19.0),
+        ("{ kind = \"uniform\", min = 4, max = 64 }", 34.0),
+    ] {
+        let s = run(&format!(
+            "{FAT_TREE_256}\n[simulation]\nwarmup_ns = 0\nmeasure_ns = 200000\n[[traffic]]\npattern = \"uniform\"\nload = 0.2\nmessage = {law}\n"
+        ));
+        assert_close(&format!("{law} offered"), s.classes["uniform0"].offered, 0.2, 0.02);
+        let per_message = s.counters.generated as f64 / s.counters.messages as f64;
+        // About 2,400 messages: the sample mean is within 5% of the law's.
+        assert_close(&format!("{law} mean size"), per_message, mean, 0.05 * mean);
+    }
+}
+
+#[test]
+fn exclude_leaves_the_background_to_the_other_hosts() {
+    let cfg = |seed: u64| {
+        example_with("srp/hotspot40_background.toml", &[&format!("simulation.seed={seed}"), "simulation.measure_ns=5000", "simulation.warmup_ns=0"])
+    };
+    let senders = |seed| {
+        let s = run_config(&cfg(seed));
+        assert_eq!(s.classes["hotspot"].sources, 40);
+        assert_eq!(s.classes["background"].sources, 256 - 40 - 1);
+        s.sources.keys().copied().collect::<Vec<_>>()
+    };
+    // Every host but the hot spot (100) is a source of one class or the other.
+    let all = senders(1);
+    assert_eq!(all.len(), 255);
+    assert!(!all.contains(&100));
+}
+
+#[test]
+fn the_648_node_fat_tree_of_36_port_switches() {
+    // Thesis Paper IV: 36 leaves x 18 hosts under 18 spines. D-mod-K and NCA both deliver
+    // uniform traffic below saturation at its offered rate.
+    for algo in ["nca", "dmodk"] {
+        let s = run(&format!(
+            r#"
+[simulation]
+warmup_ns = 5000
+measure_ns = 20000
+[topology]
+kind = "fat_tree2"
+leaves = 36
+hosts_per_leaf = 18
+spines = 18
+[routing]
+algorithm = "{algo}"
+[[traffic]]
+pattern = "uniform"
+load = 0.3
+message = {{ kind = "fixed", packets = 1 }}
+"#
+        ));
+        assert_eq!(s.sources.len(), 648);
+        assert_close(&format!("{algo} accepted"), s.classes["uniform0"].accepted, 0.3, 0.03);
+        // Zero-load bound: nothing arrives faster than 4 links + 3 routers + serialization.
+        assert!(s.classes["uniform0"].inflight_latency_ns.p50 >= 294.8);
+    }
+}
+
+#[test]
+fn explicit_routes_override_shortest_paths() {
+    // Two paths from a to b: via y (shortest, 2 switches) or via z then y (3 switches).
+    let text = |routes: &str| {
+        format!(
+            r#"
+[simulation]
+warmup_ns = 0
+measure_ns = 20000
+[topology]
+kind = "explicit"
+hosts = ["a", "b"]
+switches = ["x", "y", "z"]
+links = [{{ a = "a", b = "x" }}, {{ a = "x", b = "y" }}, {{ a = "x", b = "z" }}, {{ a = "z", b = "y" }}, {{ a = "y", b = "b" }}]
+[routing]
+routes = [{routes}]
+[[traffic]]
+pattern = "flow"
+src = "a"
+dest = "b"
+load = 0.01
+arrival = "periodic"
+message = {{ kind = "fixed", packets = 1 }}
+"#
+        )
+    };
+    let direct = run(&text(""));
+    let detour = run(&text(r#"{ switch = "x", dest = "b", next = "z" }"#));
+    // One more link (32 ns) and one more router (26 ns) on the detour.
+    let d = detour.classes["flow0"].inflight_latency_ns.mean - direct.classes["flow0"].inflight_latency_ns.mean;
+    assert_close("detour extra latency", d, 58.0, 1e-9);
+}
