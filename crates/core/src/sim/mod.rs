@@ -172,11 +172,7 @@ impl<M: Mechanism> Sim<M> {
 
     /// Processes every event before `until`.
     pub fn run_until(&mut self, until: Time, progress: &mut dyn FnMut(&Progress)) {
-        while let Some(t) = self.events.peek_time() {
-            if t >= until {
-                break;
-            }
-            let (t, ev) = self.events.pop().expect("peeked");
+        while let Some((t, ev)) = self.events.pop_before(until) {
             self.now = t;
             self.dispatch(ev);
             if self.events.processed() & 0xFFFF == 0 {
