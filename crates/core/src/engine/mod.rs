@@ -58,12 +58,18 @@ impl Ord for Entry {
 /// served kept sorted, and a heap for the far future. Pushing is O(1) and popping touches a few
 /// cache lines, where a heap of the tens of thousands of events pending in a large network
 /// misses the cache at every level. Events pop in strict key order, exactly as from a heap.
+///
+/// Ring buckets are intrusive lists in one pool of nodes, so the queue's memory is one buffer
+/// as large as the most events ever pending, with nothing for the allocator to fragment.
 pub struct EventQueue {
     /// The absolute bucket number being served.
     base: u64,
     /// Its events, sorted by descending key: the next event is the last.
     current: Vec<Entry>,
-    ring: Vec<Vec<Entry>>,
+    /// First node of each ring slot's list.
+    heads: Vec<u32>,
+    pool: Vec<Node>,
+    free: Vec<u32>,
     /// Bit b set when ring slot b holds events.
     occupied: Vec<u64>,
     far: BinaryHeap<Reverse<Entry>>,
@@ -72,12 +78,21 @@ pub struct EventQueue {
     len: usize,
 }
 
+struct Node {
+    entry: Entry,
+    next: u32,
+}
+
+const NIL: u32 = u32::MAX;
+
 impl Default for EventQueue {
     fn default() -> Self {
         EventQueue {
             base: 0,
             current: Vec::new(),
-            ring: (0..RING).map(|_| Vec::new()).collect(),
+            heads: vec![NIL; RING as usize],
+            pool: Vec::new(),
+            free: Vec::new(),
             occupied: vec![0; (RING / 64) as usize],
             far: BinaryHeap::new(),
             seq: 0,
@@ -107,7 +122,18 @@ impl EventQueue {
             self.current.insert(at, e);
         } else if b < self.base + RING {
             let slot = (b & (RING - 1)) as usize;
-            self.ring[slot].push(e);
+            let node = Node { entry: e, next: self.heads[slot] };
+            let id = match self.free.pop() {
+                Some(id) => {
+                    self.pool[id as usize] = node;
+                    id
+                }
+                None => {
+                    self.pool.push(node);
+                    (self.pool.len() - 1) as u32
+                }
+            };
+            self.heads[slot] = id;
             self.occupied[slot / 64] |= 1 << (slot % 64);
         } else {
             self.far.push(Reverse(e));
@@ -151,14 +177,15 @@ impl EventQueue {
             self.place(e);
         }
         let slot = (self.base & (RING - 1)) as usize;
-        if self.occupied[slot / 64] & (1 << (slot % 64)) != 0 {
-            self.occupied[slot / 64] &= !(1 << (slot % 64));
-            // Swap buffers so that both keep their capacity; `current` may already hold far
-            // events just moved into this bucket, so they are merged back.
-            std::mem::swap(&mut self.current, &mut self.ring[slot]);
-            self.current.extend(self.ring[slot].drain(..));
-            self.current.sort_unstable_by(|a, b| b.key.cmp(&a.key));
+        let mut id = std::mem::replace(&mut self.heads[slot], NIL);
+        self.occupied[slot / 64] &= !(1 << (slot % 64));
+        while id != NIL {
+            let node = &self.pool[id as usize];
+            self.current.push(node.entry);
+            self.free.push(id);
+            id = node.next;
         }
+        self.current.sort_unstable_by(|a, b| b.key.cmp(&a.key));
         true
     }
 
@@ -188,11 +215,14 @@ impl EventQueue {
 
     /// Pending events, in no particular order (for invariant checks).
     pub fn pending(&self) -> impl Iterator<Item = &Event> {
-        self.current
-            .iter()
-            .chain(self.ring.iter().flatten())
-            .chain(self.far.iter().map(|Reverse(e)| e))
-            .map(|e| &e.event)
+        let ring = self.heads.iter().flat_map(move |&head| {
+            std::iter::successors((head != NIL).then_some(head), move |&id| {
+                let n = self.pool[id as usize].next;
+                (n != NIL).then_some(n)
+            })
+            .map(move |id| &self.pool[id as usize].entry)
+        });
+        self.current.iter().chain(ring).chain(self.far.iter().map(|Reverse(e)| e)).map(|e| &e.event)
     }
 }
 
