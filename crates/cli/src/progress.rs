@@ -32,8 +32,8 @@ impl Bar {
             );
             b
         });
-        bar.set_position(p.now / 1_000);
         bar.set_message(format!("{:.2} M events/s", p.events as f64 / elapsed.as_secs_f64() / 1e6));
+        bar.set_position(p.now / 1_000);
     }
 
     pub fn finish(&mut self) {

@@ -157,7 +157,7 @@ impl Mechanism for Dropper {
             return Verdict::Keep;
         }
         self.seen += 1;
-        if self.seen % 10 == 0 {
+        if self.seen.is_multiple_of(10) {
             self.dropped += 1;
             Verdict::Drop
         } else {

@@ -96,7 +96,7 @@ fn validate_topology(t: &TopologyConfig) -> ConfigResult<()> {
                 return Err(ConfigError::new("topology.leaves", format!("spines would have {leaves} ports; at most {MAX_SWITCH_PORTS} are supported")));
             }
         }
-        TopologyConfig::Explicit { hosts, switches, links, .. } => {
+        TopologyConfig::Explicit { hosts, links, .. } => {
             if hosts.is_empty() {
                 return Err(ConfigError::new("topology.hosts", "lists no host"));
             }
@@ -108,7 +108,6 @@ fn validate_topology(t: &TopologyConfig) -> ConfigResult<()> {
                     non_negative(&format!("topology.links[{i}].latency_ns"), d)?;
                 }
             }
-            let _ = switches;
         }
     }
     Ok(())

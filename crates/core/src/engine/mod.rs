@@ -185,7 +185,7 @@ impl EventQueue {
             self.free.push(id);
             id = node.next;
         }
-        self.current.sort_unstable_by(|a, b| b.key.cmp(&a.key));
+        self.current.sort_unstable_by_key(|e| Reverse(e.key));
         true
     }
 

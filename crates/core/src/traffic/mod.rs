@@ -59,9 +59,9 @@ impl Traffic {
     pub fn first(&mut self, s: usize) -> Option<Time> {
         let c = &self.classes[self.sources[s].class as usize];
         let (start, stop) = (c.start, c.stop);
-        let t = if c.greedy || c.pattern == Pattern::Burst {
-            start
-        } else if c.arrival == Arrival::Periodic {
+        // Greedy, burst and periodic sources start at the class's start; random processes
+        // draw their first gap so that sources do not start in lockstep.
+        let t = if c.greedy || c.pattern == Pattern::Burst || c.arrival == Arrival::Periodic {
             start
         } else {
             start + self.gap(s)

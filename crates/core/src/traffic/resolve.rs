@@ -10,7 +10,6 @@ use crate::topology::Topology;
 use rand::RngExt;
 
 pub fn resolve(cfg: &Config, topo: &Topology, end: Time) -> ConfigResult<Traffic> {
-    let n = topo.hosts() as u32;
     let names: Vec<String> = cfg.traffic.iter().enumerate().map(|(i, t)| t.display_name(i)).collect();
     let mut classes: Vec<Option<Class>> = (0..cfg.traffic.len()).map(|_| None).collect();
     // Classes that exclude others are resolved after the classes they name.
@@ -42,7 +41,6 @@ pub fn resolve(cfg: &Config, topo: &Topology, end: Time) -> ConfigResult<Traffic
             let id = sources.len() as u64;
             sources.push(Source { class: ci as ClassId, node, mean_gap, rng: stream(cfg.simulation.seed, Family::Source, id) });
         }
-        let _ = n;
     }
     Ok(Traffic { classes, sources, cycle: ps_from_ns(cfg.simulation.cycle_ns).max(1) })
 }
