@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use lossless_core::cc::{Ctx, Gate, Hooks, Mechanism, QueueView, VcClass, VcSpec, Verdict};
+use lossless_core::cc::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, VcSpec, Verdict};
 use lossless_core::ids::{NodeId, PortId, SwitchId};
 use lossless_core::packet::{CcHeader, Packet};
 use lossless_core::{Config, Sim, Summary};
@@ -61,7 +61,7 @@ impl Mechanism for AckAndMark {
     fn data_vc(&self) -> u8 {
         1
     }
-    fn on_transmit(&mut self, _: &mut Ctx, sw: SwitchId, _: PortId, pkt: &mut Packet, _: u32) {
+    fn on_transmit(&mut self, _: &mut Ctx, sw: SwitchId, _: PortId, pkt: &mut Packet, _: OutputView) {
         // Switches 16..32 are the spines of the 16-ary 2-tree.
         if sw >= 16 && pkt.vc == 1 {
             pkt.hdr.flags |= SPINE_MARK;

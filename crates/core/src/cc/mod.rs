@@ -70,6 +70,17 @@ pub enum Verdict {
     Drop,
 }
 
+/// An output port as a mechanism sees it when a packet leaves through it.
+#[derive(Clone, Copy, Debug)]
+pub struct OutputView {
+    /// Bytes waiting in the switch's input buffers for this output, on the packet's VC.
+    pub queued_bytes: u32,
+    /// Credits the downstream buffer has left for the packet's VC after this packet.
+    pub downstream_credits: u32,
+    /// Capacity of an input buffer (per port and VC).
+    pub buffer_bytes: u32,
+}
+
 /// A send queue as a mechanism sees it.
 #[derive(Clone, Copy, Debug)]
 pub struct QueueView {
@@ -107,8 +118,7 @@ pub trait Mechanism {
     fn on_occupancy(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _vc: Vc, _bytes: u32) {}
 
     /// A packet starts leaving switch output `port` (read and rewrite header fields).
-    /// `downstream_credits` is what the next buffer has left for its VC after this packet.
-    fn on_transmit(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _pkt: &mut Packet, _downstream_credits: u32) {}
+    fn on_transmit(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _pkt: &mut Packet, _out: OutputView) {}
 
     /// A message entered a send queue.
     fn on_message(&mut self, _ctx: &mut Ctx, _q: QueueView, _packets: u32) {}

@@ -4,7 +4,9 @@
 //!   somewhere in the network: an input queue, an output buffer, or on a link;
 //! - credits: for every channel and VC, the upstream's credits + bytes on the link + bytes in
 //!   the downstream buffer + credits travelling back = the downstream buffer's capacity;
-//! - no buffer ever held more than its capacity (high-water marks).
+//! - no buffer ever held more than its capacity (high-water marks);
+//! - each output's `queued` bytes per VC are those of the packets routed to it that are still in
+//!   the switch's input buffers (queued, or granted with their tail still crossing).
 
 use super::Sim;
 use crate::cc::Mechanism;
@@ -18,6 +20,8 @@ impl<M: Mechanism> Sim<M> {
         let nch = self.topo.channels.len();
         // Bytes per (channel, VC) on the link and in returning credits.
         let mut on_link = vec![0u64; nch * nv];
+        // Per (switch, output, VC): bytes routed there and still in input buffers.
+        let mut routed: Vec<Vec<u64>> = self.switches.iter().map(|sw| vec![0; sw.outputs.len() * nv]).collect();
         let mut credits_back = vec![0u64; nch * nv];
         let mut data_in_network = 0u64;
         let mut control_in_network = 0u64;
@@ -33,6 +37,10 @@ impl<M: Mechanism> Sim<M> {
                     count(p.kind);
                 }
                 Event::Credit { ch, vc, bytes } => credits_back[ch as usize * nv + vc as usize] += bytes as u64,
+                Event::XbarDone { sw, out, pkt, .. } => {
+                    let p = self.slab.get(pkt);
+                    routed[sw as usize][out as usize * nv + p.vc as usize] += p.bytes as u64;
+                }
                 _ => {}
             }
         }
@@ -44,7 +52,9 @@ impl<M: Mechanism> Sim<M> {
                     }
                     for q in &ivc.queues {
                         for &pkt in q {
-                            count(self.slab.get(pkt).kind);
+                            let p = self.slab.get(pkt);
+                            count(p.kind);
+                            routed[s][p.out_port as usize * nv + vc] += p.bytes as u64;
                         }
                     }
                 }
@@ -56,6 +66,9 @@ impl<M: Mechanism> Sim<M> {
                     }
                     for &pkt in &ovc.fifo {
                         count(self.slab.get(pkt).kind);
+                    }
+                    if o.queued[vc] as u64 != routed[s][port * nv + vc] {
+                        return Err(format!("switch {s} output {port} VC {vc}: queued {} bytes but {} are in input buffers", o.queued[vc], routed[s][port * nv + vc]));
                     }
                 }
             }

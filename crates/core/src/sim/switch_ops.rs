@@ -7,7 +7,7 @@
 //! (Paper II) observe.
 
 use super::Sim;
-use crate::cc::{Ctx, Mechanism, Verdict};
+use crate::cc::{Ctx, Mechanism, OutputView, Verdict};
 use crate::engine::Event;
 use crate::ids::{ChannelId, Endpoint, PacketId, PortId, SwitchId, Vc};
 use crate::packet::PacketKind;
@@ -34,8 +34,10 @@ impl<M: Mechanism> Sim<M> {
             *self.slab.get_mut(pkt) = copy;
         }
         let p = self.slab.get(pkt);
-        let (vc, bytes, q) = (p.vc, p.bytes, self.queue_of(p.vc, p.out_port));
-        let ivc = &mut self.switches[s as usize].inputs[port as usize][vc as usize];
+        let (vc, bytes, out, q) = (p.vc, p.bytes, p.out_port, self.queue_of(p.vc, p.out_port));
+        let sw = &mut self.switches[s as usize];
+        sw.outputs[out as usize].queued[vc as usize] += bytes;
+        let ivc = &mut sw.inputs[port as usize][vc as usize];
         ivc.queues[q].push_back(pkt);
         ivc.bytes += bytes;
         ivc.peak = ivc.peak.max(ivc.bytes);
@@ -82,7 +84,9 @@ impl<M: Mechanism> Sim<M> {
     fn drop_head(&mut self, s: SwitchId, port: PortId, pkt: PacketId) {
         let p = *self.slab.get(pkt);
         let q = self.queue_of(p.vc, p.out_port);
-        let ivc = &mut self.switches[s as usize].inputs[port as usize][p.vc as usize];
+        let sw = &mut self.switches[s as usize];
+        sw.outputs[p.out_port as usize].queued[p.vc as usize] -= p.bytes;
+        let ivc = &mut sw.inputs[port as usize][p.vc as usize];
         let popped = ivc.queues[q].pop_front();
         debug_assert_eq!(popped, Some(pkt));
         ivc.bytes -= p.bytes;
@@ -179,6 +183,7 @@ impl<M: Mechanism> Sim<M> {
         let sw = &mut self.switches[s as usize];
         sw.in_busy &= !(1 << i);
         sw.outputs[out as usize].xbar_busy = false;
+        sw.outputs[out as usize].queued[vc as usize] -= bytes;
         let ivc = &mut sw.inputs[i as usize][vc as usize];
         ivc.bytes -= bytes;
         let occupancy = ivc.bytes;
@@ -244,13 +249,14 @@ impl<M: Mechanism> Sim<M> {
                 }
                 ovc.fifo.pop_front();
                 ovc.credits -= p.bytes;
-                let (bytes, credits_left) = (p.bytes, ovc.credits);
+                let bytes = p.bytes;
+                let view = OutputView { queued_bytes: o.queued[vc as usize], downstream_credits: ovc.credits, buffer_bytes: self.p.in_cap };
                 o.link_busy = true;
                 o.sending = Some((vc, bytes));
                 if M::HOOKS.transmit {
                     let mut copy = *self.slab.get(pkt);
                     let mut ctx = mech_ctx!(self);
-                    self.mech.on_transmit(&mut ctx, s, port, &mut copy, credits_left);
+                    self.mech.on_transmit(&mut ctx, s, port, &mut copy, view);
                     *self.slab.get_mut(pkt) = copy;
                 }
                 self.stats.sent(now, ch, bytes);

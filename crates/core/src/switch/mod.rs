@@ -27,6 +27,9 @@ pub struct OutputVc {
 
 pub struct Output {
     pub vcs: Vec<OutputVc>,
+    /// Per VC: bytes in this switch's input buffers routed to this output (the total
+    /// occupancy of its virtual output queues, SRP paper §4's ECN trigger).
+    pub queued: Vec<u32>,
     /// Per VC: bit i set when input i has an eligible packet at the head of its queue for this
     /// output.
     pub req: Vec<u64>,
@@ -67,6 +70,7 @@ impl Switch {
                     .iter()
                     .map(|_| OutputVc { fifo: VecDeque::new(), bytes: 0, peak: 0, credits: downstream_credits(p as PortId) })
                     .collect(),
+                queued: vec![0; vcs.len()],
                 req: vec![0; vcs.len()],
                 rr: vec![0; vcs.len()],
                 vc_rr: 0,
