@@ -26,6 +26,8 @@ fn each_error_names_its_key() {
         (&["switch.input_buffer_bytes=100"], "switch.input_buffer_bytes", "at least one data packet"),
         (&["switch.input_buffer_bytes=4096", "switch.input_buffer_packets=4"], "switch.input_buffer_bytes", "not both"),
         (&["simulation.measure_ns=0"], "simulation.measure_ns", "positive"),
+        (&["cc.mechanism=\"ecn\"", "cc.ecn.threshold=1.5"], "cc.ecn.threshold", "(0, 1]"),
+        (&["cc.mechanism=\"srp\""], "cc.mechanism", "unknown variant"),
         (&["traffic.0.pattern=\"hotspot\""], "traffic[0].dest", "required"),
         (&["traffic.0.pattern=\"hotspot\"", "traffic.0.dest=256"], "traffic[0].dest", "0..255"),
         (&["traffic.0.stop_ns=-5"], "traffic[0].stop_ns", "after start_ns"),

@@ -10,9 +10,11 @@
 //! setting timers, drawing from their own random stream.
 
 mod ctx;
+mod ecn_ipd;
 mod none;
 
 pub use ctx::Ctx;
+pub use ecn_ipd::EcnIpd;
 pub use none::NoCc;
 
 use crate::ids::{NodeId, PortId, QpId, SwitchId, Vc};
@@ -147,4 +149,10 @@ pub trait Mechanism {
 
     /// A timer set through [`Ctx::set_timer`] fired.
     fn on_timer(&mut self, _ctx: &mut Ctx, _token: u64) {}
+
+    /// The mechanism's own counters (marks, notifications...), reported under `cc` in the
+    /// summary.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }

@@ -216,23 +216,42 @@ impl Default for NicConfig {
     }
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct CcConfig {
     pub mechanism: Mechanism,
+    pub ecn: EcnConfig,
 }
 
-impl Default for CcConfig {
-    fn default() -> Self {
-        CcConfig { mechanism: Mechanism::None }
-    }
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum Mechanism {
     /// No congestion control: the baseline network of every paper.
+    #[default]
     None,
+    /// InfiniBand-style ECN with inter-packet delay, as the SRP paper compares it (§2, §4).
+    Ecn,
+}
+
+/// `[cc.ecn]`: SRP paper Table 1 (after Pfister et al., its reference [20]).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct EcnConfig {
+    /// IPD+ : inter-packet delay added per congestion notification: 800 ns.
+    pub ipd_increment_ns: f64,
+    /// IPD- : inter-packet delay removed after each quiet interval: 50 ns.
+    pub ipd_decrement_ns: f64,
+    /// t- : length of that interval: 2 us.
+    pub decrement_timer_ns: f64,
+    /// b_thres : VOQ occupancy of an output that makes it a root, as a fraction of an input
+    /// buffer: 90%.
+    pub threshold: f64,
+}
+
+impl Default for EcnConfig {
+    fn default() -> Self {
+        EcnConfig { ipd_increment_ns: 800.0, ipd_decrement_ns: 50.0, decrement_timer_ns: 2_000.0, threshold: 0.9 }
+    }
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]

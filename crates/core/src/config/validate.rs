@@ -13,6 +13,7 @@ impl Config {
         validate_topology(&self.topology)?;
         self.switch.validate(&self.nic)?;
         self.nic.validate()?;
+        self.cc.ecn.validate()?;
         if self.traffic.is_empty() {
             return Err(ConfigError::new("traffic", "no traffic class: add at least one [[traffic]] table"));
         }
@@ -141,6 +142,18 @@ impl SwitchConfig {
     pub fn output_buffer_bytes(&self, nic: &NicConfig) -> u32 {
         self.output_buffer_bytes
             .unwrap_or(self.output_buffer_packets.unwrap_or(DEFAULT_OUTPUT_BUFFER_PACKETS).saturating_mul(nic.data_packet_bytes))
+    }
+}
+
+impl EcnConfig {
+    fn validate(&self) -> ConfigResult<()> {
+        positive("cc.ecn.ipd_increment_ns", self.ipd_increment_ns)?;
+        non_negative("cc.ecn.ipd_decrement_ns", self.ipd_decrement_ns)?;
+        positive("cc.ecn.decrement_timer_ns", self.decrement_timer_ns)?;
+        if !(self.threshold > 0.0 && self.threshold <= 1.0) {
+            return Err(ConfigError::new("cc.ecn.threshold", format!("must be a fraction of the input buffer in (0, 1], got {}", self.threshold)));
+        }
+        Ok(())
     }
 }
 

@@ -27,7 +27,7 @@ mod invariants;
 mod nic_ops;
 mod switch_ops;
 
-use crate::cc::{Ctx, Mechanism, NoCc, VcClass, VcSpec};
+use crate::cc::{Ctx, EcnIpd, Mechanism, NoCc, VcClass, VcSpec};
 use crate::config::{Config, Mechanism as MechanismName};
 use crate::engine::{Event, EventQueue};
 use crate::error::{ConfigError, ConfigResult};
@@ -51,18 +51,31 @@ pub struct Progress {
     pub events: u64,
 }
 
+/// Evaluates `$body` with `$m` bound to the configured mechanism: the one place that maps
+/// `cc.mechanism` to a type.
+macro_rules! with_mechanism {
+    ($cfg:expr, $m:ident => $body:expr) => {
+        match $cfg.cc.mechanism {
+            MechanismName::None => {
+                let $m = NoCc { voq: $cfg.switch.voq };
+                $body
+            }
+            MechanismName::Ecn => {
+                let $m = EcnIpd::new($cfg);
+                $body
+            }
+        }
+    };
+}
+
 /// Builds and runs the configured mechanism.
 pub fn run(cfg: &Config, progress: &mut dyn FnMut(&Progress)) -> ConfigResult<Summary> {
-    match cfg.cc.mechanism {
-        MechanismName::None => Ok(Sim::new(cfg, NoCc { voq: cfg.switch.voq })?.run(progress)),
-    }
+    with_mechanism!(cfg, m => Ok(Sim::new(cfg, m)?.run(progress)))
 }
 
 /// Checks that a config builds (topology, routing, traffic, mechanism) without running it.
 pub fn check(cfg: &Config) -> ConfigResult<()> {
-    match cfg.cc.mechanism {
-        MechanismName::None => Sim::new(cfg, NoCc { voq: cfg.switch.voq }).map(|_| ()),
-    }
+    with_mechanism!(cfg, m => Sim::new(cfg, m).map(|_| ()))
 }
 
 pub(crate) struct Params {
@@ -240,6 +253,7 @@ impl<M: Mechanism> Sim<M> {
             events: self.events.processed(),
             wall_s,
             mechanism: self.mech.name().to_string(),
+            mechanism_counters: self.mech.counters(),
             queued,
         })
     }

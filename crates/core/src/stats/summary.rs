@@ -69,6 +69,8 @@ pub struct Summary {
     pub wall_s: f64,
     pub events: u64,
     pub mechanism: String,
+    /// The mechanism's own counters (marks, notifications, ...).
+    pub cc: BTreeMap<String, u64>,
     pub classes: BTreeMap<String, ClassSummary>,
     /// Accepted throughput per source host id (fraction of its injection link rate).
     pub sources: BTreeMap<u32, f64>,
@@ -88,6 +90,7 @@ pub(crate) struct Context<'a> {
     pub events: u64,
     pub wall_s: f64,
     pub mechanism: String,
+    pub mechanism_counters: Vec<(&'static str, u64)>,
     pub queued: u64,
 }
 
@@ -162,6 +165,7 @@ impl Summary {
             wall_s: c.wall_s,
             events: c.events,
             mechanism: c.mechanism,
+            cc: c.mechanism_counters.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
             classes,
             sources,
             counters: Counters {

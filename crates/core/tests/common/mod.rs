@@ -3,7 +3,8 @@
 
 #![allow(dead_code)]
 
-use lossless_core::cc::NoCc;
+use lossless_core::cc::{EcnIpd, NoCc};
+use lossless_core::config::Mechanism;
 use lossless_core::{Config, Sim, Summary};
 
 pub fn config(text: &str) -> Config {
@@ -15,8 +16,16 @@ pub fn run(text: &str) -> Summary {
     run_config(&config(text))
 }
 
+/// Runs `cfg` with the mechanism it names and checks the invariants at the end.
 pub fn run_config(cfg: &Config) -> Summary {
-    let mut sim = Sim::new(cfg, NoCc { voq: cfg.switch.voq }).unwrap_or_else(|e| panic!("{e}"));
+    match cfg.cc.mechanism {
+        Mechanism::None => run_mechanism(cfg, NoCc { voq: cfg.switch.voq }),
+        Mechanism::Ecn => run_mechanism(cfg, EcnIpd::new(cfg)),
+    }
+}
+
+pub fn run_mechanism<M: lossless_core::cc::Mechanism>(cfg: &Config, mech: M) -> Summary {
+    let mut sim = Sim::new(cfg, mech).unwrap_or_else(|e| panic!("{e}"));
     let end = sim.end();
     sim.run_until(end, &mut |_| {});
     if let Err(e) = sim.check_invariants() {

@@ -1,0 +1,216 @@
+//! InfiniBand-style ECN with inter-packet delay, the mechanism the SRP paper compares with (§2,
+//! §4, Table 1; parameters after Pfister et al., its reference [20]).
+//!
+//! - Switch (§4): "if the total occupancy of the VOQ queues associated with a given output port
+//!   exceeds b_thres and the downstream input buffer has credits available, the port is
+//!   identified as the root of congestion": data packets leaving a root port are marked. This
+//!   applies to every output, ejection ports included. A port is a root when, after the packet
+//!   leaves, its downstream buffer still has room for another data packet: a port whose
+//!   downstream is full is a victim, not a root.
+//! - Destination: each marked data packet is answered with a congestion notification (one
+//!   control flit) on the control VC.
+//! - Source: each send queue's inter-packet delay grows by IPD+ per notification and shrinks by
+//!   IPD- after every t- without one; the delay is a gap after each packet to that destination.
+//!
+//! VCs: the control VC (0, FIFO) above the data VC (1, VOQ), as the ECN network of §4.
+
+use super::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, VcSpec};
+use crate::config::{Config, EcnConfig};
+use crate::ids::{NodeId, PortId, SwitchId, Vc};
+use crate::packet::{CcHeader, Packet, PacketKind};
+use crate::time::{ps_from_ns, Rate, Time};
+use rustc_hash::FxHashMap;
+
+const CONTROL_VC: Vc = 0;
+const DATA_VC: Vc = 1;
+/// ECN field of a data packet.
+const MARKED: u16 = 1;
+/// Control packet subtype: congestion notification.
+const NOTIFICATION: u8 = 1;
+
+pub struct EcnIpd {
+    ipd_inc: Time,
+    ipd_dec: Time,
+    timer: Time,
+    threshold_bytes: f64,
+    data_bytes: u32,
+    /// Serialization of a data packet on an injection link: the delay is a gap after it.
+    packet_time: Time,
+    voq: bool,
+    /// Throttled send queues by (source, destination); a queue without an entry has no delay.
+    throttled: FxHashMap<(NodeId, NodeId), Throttle>,
+    marks: u64,
+    notifications: u64,
+}
+
+/// IPD state of one send queue, updated lazily: the delay at time t is
+/// `ipd - IPD- * floor((t - since) / t-)`, as a timer restarted at each notification would give.
+#[derive(Clone, Copy)]
+struct Throttle {
+    ipd: Time,
+    since: Time,
+    last_injection: Option<Time>,
+}
+
+impl EcnIpd {
+    pub fn new(cfg: &Config) -> EcnIpd {
+        let e: &EcnConfig = &cfg.cc.ecn;
+        let in_cap = cfg.switch.input_buffer_bytes(&cfg.nic);
+        EcnIpd {
+            ipd_inc: ps_from_ns(e.ipd_increment_ns),
+            ipd_dec: ps_from_ns(e.ipd_decrement_ns),
+            timer: ps_from_ns(e.decrement_timer_ns),
+            threshold_bytes: e.threshold * in_cap as f64,
+            data_bytes: cfg.nic.data_packet_bytes,
+            packet_time: Rate::from_gbps(cfg.topology.link().bandwidth_gbps).serialization(cfg.nic.data_packet_bytes),
+            voq: cfg.switch.voq,
+            throttled: FxHashMap::default(),
+            marks: 0,
+            notifications: 0,
+        }
+    }
+
+    fn ipd_at(&self, t: &Throttle, now: Time) -> Time {
+        let steps = (now - t.since) / self.timer;
+        t.ipd.saturating_sub(steps.saturating_mul(self.ipd_dec))
+    }
+
+    /// Earliest time >= now at which the queue may inject: the first t with
+    /// `last + packet_time + ipd(t) <= t`, where ipd(t) steps down every t-.
+    fn earliest(&self, t: &Throttle, now: Time) -> Time {
+        let Some(last) = t.last_injection else { return now };
+        let mut step = (now - t.since) / self.timer;
+        loop {
+            let ipd = t.ipd.saturating_sub(step.saturating_mul(self.ipd_dec));
+            let ready = (last + self.packet_time + ipd).max(now);
+            let step_end = t.since + (step + 1) * self.timer;
+            if ready < step_end || ipd == 0 {
+                return ready;
+            }
+            step += 1;
+        }
+    }
+}
+
+impl Mechanism for EcnIpd {
+    const HOOKS: Hooks = Hooks {
+        switch_arrival: false,
+        queue_head: false,
+        occupancy: false,
+        transmit: true,
+        message: false,
+        inject_gate: true,
+        injected: true,
+        deliver: true,
+        control: true,
+        timer: false,
+    };
+
+    fn name(&self) -> &'static str {
+        "ecn"
+    }
+
+    fn vcs(&self) -> Vec<VcSpec> {
+        vec![VcSpec { class: VcClass::Control, voq: false }, VcSpec { class: VcClass::Data, voq: self.voq }]
+    }
+
+    fn data_vc(&self) -> Vc {
+        DATA_VC
+    }
+
+    fn on_transmit(&mut self, _: &mut Ctx, _: SwitchId, _: PortId, pkt: &mut Packet, out: OutputView) {
+        if pkt.kind == PacketKind::Data
+            && out.queued_bytes as f64 > self.threshold_bytes
+            && out.downstream_credits >= self.data_bytes
+            && pkt.hdr.flags & MARKED == 0
+        {
+            pkt.hdr.flags |= MARKED;
+            self.marks += 1;
+        }
+    }
+
+    fn on_deliver(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
+        if pkt.hdr.flags & MARKED != 0 {
+            ctx.send_control(node, pkt.src, CONTROL_VC, NOTIFICATION, CcHeader::default());
+        }
+    }
+
+    fn on_control(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
+        if pkt.kind != PacketKind::Control(NOTIFICATION) {
+            return;
+        }
+        self.notifications += 1;
+        let now = ctx.now();
+        let current = self.throttled.get(&(node, pkt.src)).map(|t| (self.ipd_at(t, now), t.last_injection));
+        let (ipd, last_injection) = current.unwrap_or((0, None));
+        self.throttled.insert((node, pkt.src), Throttle { ipd: ipd + self.ipd_inc, since: now, last_injection });
+    }
+
+    fn inject_gate(&mut self, ctx: &mut Ctx, q: QueueView) -> Gate {
+        let now = ctx.now();
+        match self.throttled.get(&(q.src, q.dst)) {
+            Some(t) => {
+                let at = self.earliest(t, now);
+                if at > now {
+                    Gate::At(at)
+                } else {
+                    Gate::Now(DATA_VC)
+                }
+            }
+            None => Gate::Now(DATA_VC),
+        }
+    }
+
+    fn on_injected(&mut self, ctx: &mut Ctx, q: QueueView, _: &mut Packet) {
+        let now = ctx.now();
+        if let Some(t) = self.throttled.get(&(q.src, q.dst)).copied() {
+            if self.ipd_at(&t, now) == 0 {
+                // Fully recovered: forget the queue, so state stays proportional to the
+                // throttled queues.
+                self.throttled.remove(&(q.src, q.dst));
+            } else {
+                self.throttled.insert((q.src, q.dst), Throttle { last_injection: Some(now), ..t });
+            }
+        }
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        vec![("marks", self.marks), ("notifications", self.notifications), ("throttled_queues", self.throttled.len() as u64)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ecn() -> EcnIpd {
+        let cfg = Config::from_toml_str(
+            "[topology]\nkind = \"kary_ntree\"\nk = 2\nn = 1\n[[traffic]]\npattern = \"uniform\"\nload = 0.1\n",
+            &[],
+        )
+        .unwrap();
+        EcnIpd::new(&cfg)
+    }
+
+    #[test]
+    fn delay_decays_by_ipd_minus_every_t_minus() {
+        let e = ecn();
+        // Table 1: one notification gives 800 ns, back to 0 after 16 quiet intervals of 2 us.
+        let t = Throttle { ipd: 800_000, since: 0, last_injection: Some(0) };
+        assert_eq!(e.ipd_at(&t, 1_999_999), 800_000);
+        assert_eq!(e.ipd_at(&t, 2_000_000), 750_000);
+        assert_eq!(e.ipd_at(&t, 32_000_000), 0);
+    }
+
+    #[test]
+    fn the_gap_follows_the_packet_and_shrinks_as_the_delay_decays() {
+        let e = ecn();
+        // 204.8 ns packet + 800 ns delay after an injection at 0.
+        let t = Throttle { ipd: 800_000, since: 0, last_injection: Some(0) };
+        assert_eq!(e.earliest(&t, 0), 1_004_800);
+        // A 4 us delay steps down 50 ns per 2 us: 204.8 ns + ipd(t) <= t first holds in the
+        // third interval (4 to 6 us), where ipd = 3.9 us: at 4.1048 us.
+        let t = Throttle { ipd: 4_000_000, since: 0, last_injection: Some(0) };
+        assert_eq!(e.earliest(&t, 0), 4_104_800);
+    }
+}
