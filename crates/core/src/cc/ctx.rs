@@ -1,21 +1,35 @@
 //! What a mechanism may do to the network from inside a hook.
+//!
+//! Acting on another entity (a switch sending a control packet, a send queue taking a packet
+//! back) is deferred: the engine carries the action out right after the current event, at the
+//! same time, so a hook never reaches into state the engine is in the middle of changing.
 
 use crate::engine::{Event, EventQueue};
-use crate::ids::{NodeId, Vc};
+use crate::ids::{NodeId, PacketId, QpId, SwitchId, Vc};
 use crate::packet::{CcHeader, Packet, PacketKind, Slab};
 use crate::rng::Stream;
 use crate::time::Time;
 use std::collections::VecDeque;
+
+/// An action on another entity, carried out after the current event.
+#[derive(Clone, Copy, Debug)]
+pub enum Deferred {
+    /// Switch `sw` sends control packet `pkt` through its local input.
+    SwitchControl { sw: SwitchId, pkt: PacketId },
+    /// Send queue `qp` of `node` sends `pkt` again, before its new packets.
+    Retransmit { node: NodeId, qp: QpId, pkt: Packet },
+}
 
 pub struct Ctx<'a> {
     pub(crate) now: Time,
     pub(crate) events: &'a mut EventQueue,
     pub(crate) slab: &'a mut Slab,
     /// Per-NIC queues of control packets waiting for injection (they go before data).
-    pub(crate) control_queues: &'a mut [VecDeque<crate::ids::PacketId>],
+    pub(crate) control_queues: &'a mut [VecDeque<PacketId>],
     pub(crate) control_bytes: u32,
     pub(crate) rng: &'a mut Stream,
     pub(crate) control_sent: &'a mut u64,
+    pub(crate) deferred: &'a mut Vec<Deferred>,
 }
 
 impl Ctx<'_> {
@@ -28,10 +42,9 @@ impl Ctx<'_> {
         self.rng
     }
 
-    /// Queues a control packet of subtype `kind` from NIC `from` to NIC `to` on `vc`. Control
-    /// packets are injected before data packets, in the order they were queued.
-    pub fn send_control(&mut self, from: NodeId, to: NodeId, vc: Vc, kind: u8, hdr: CcHeader) {
-        let pkt = Packet {
+    fn control_packet(&mut self, from: NodeId, to: NodeId, vc: Vc, kind: u8, hdr: CcHeader) -> PacketId {
+        *self.control_sent += 1;
+        self.slab.alloc(Packet {
             src: from,
             dst: to,
             bytes: self.control_bytes,
@@ -41,16 +54,34 @@ impl Ctx<'_> {
             qp: 0,
             created: self.now,
             ready: self.now,
-            injected: 0,
+            injected: self.now,
             head_in: 0,
             tail_in: 0,
             out_port: 0,
             hdr,
-        };
-        let id = self.slab.alloc(pkt);
+        })
+    }
+
+    /// Queues a control packet of subtype `kind` from NIC `from` to NIC `to` on `vc`. Control
+    /// packets are injected before data packets, in the order they were queued.
+    pub fn send_control(&mut self, from: NodeId, to: NodeId, vc: Vc, kind: u8, hdr: CcHeader) {
+        let id = self.control_packet(from, to, vc, kind, hdr);
         self.control_queues[from as usize].push_back(id);
-        *self.control_sent += 1;
         self.events.push(self.now, Event::NicWake { node: from });
+    }
+
+    /// Switch `sw` sends a control packet of subtype `kind` to NIC `to` on `vc` (SRP's NACK,
+    /// §6.6: "transforming the head flit of the dropped packet into a NACK"). Its `src` field
+    /// is `to` (a switch has no host id); mechanisms put what they need in `hdr`.
+    pub fn send_control_from_switch(&mut self, sw: SwitchId, to: NodeId, vc: Vc, kind: u8, hdr: CcHeader) {
+        let pkt = self.control_packet(to, to, vc, kind, hdr);
+        self.deferred.push(Deferred::SwitchControl { sw, pkt });
+    }
+
+    /// Hands `pkt` back to send queue `qp` of `node` to be sent again (with its original
+    /// creation time, so its latency counts from then). The queue must not have been released.
+    pub fn retransmit(&mut self, node: NodeId, qp: QpId, pkt: Packet) {
+        self.deferred.push(Deferred::Retransmit { node, qp, pkt });
     }
 
     /// Calls the mechanism's `on_timer(token)` at time `at`.

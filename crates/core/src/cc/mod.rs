@@ -12,10 +12,12 @@
 mod ctx;
 mod ecn_ipd;
 mod none;
+mod srp;
 
-pub use ctx::Ctx;
+pub use ctx::{Ctx, Deferred};
 pub use ecn_ipd::EcnIpd;
 pub use none::NoCc;
+pub use srp::Srp;
 
 use crate::ids::{NodeId, PortId, QpId, SwitchId, Vc};
 use crate::packet::Packet;
@@ -89,7 +91,11 @@ pub struct QueueView {
     pub qp: QpId,
     pub src: NodeId,
     pub dst: NodeId,
-    /// Packets of the message at the head of the queue not yet injected.
+    /// The next packet is a retransmission handed back through `Ctx::retransmit`.
+    pub retransmission: bool,
+    /// Size in packets of the message at the head of the queue (0 if none).
+    pub head_message_packets: u32,
+    /// Packets of that message not yet injected.
     pub head_message_left: u32,
 }
 

@@ -221,6 +221,7 @@ impl Default for NicConfig {
 pub struct CcConfig {
     pub mechanism: Mechanism,
     pub ecn: EcnConfig,
+    pub srp: SrpConfig,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
@@ -231,6 +232,28 @@ pub enum Mechanism {
     None,
     /// InfiniBand-style ECN with inter-packet delay, as the SRP paper compares it (§2, §4).
     Ecn,
+    /// Speculative Reservation Protocol (SRP paper §3, §6.6).
+    Srp,
+}
+
+/// `[cc.srp]`: SRP paper Table 1.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SrpConfig {
+    /// epsilon: reservation overhead adjustment: 0.05.
+    pub epsilon: f64,
+    /// TTW: time a speculative packet may spend queued in the network: 1.3 us.
+    pub ttw_ns: f64,
+    /// n_max: reservation granularity: 16 packets.
+    pub n_max: u32,
+    /// n_min: messages shorter than this bypass reservation: 4 packets.
+    pub n_min: u32,
+}
+
+impl Default for SrpConfig {
+    fn default() -> Self {
+        SrpConfig { epsilon: 0.05, ttw_ns: 1_300.0, n_max: 16, n_min: 4 }
+    }
 }
 
 /// `[cc.ecn]`: SRP paper Table 1 (after Pfister et al., its reference [20]).

@@ -4,8 +4,9 @@
 use super::schema::*;
 use crate::error::{ConfigError, ConfigResult};
 
-/// Switches keep per-output request sets as 64-bit masks of inputs.
-pub const MAX_SWITCH_PORTS: u32 = 64;
+/// Switches keep per-output request sets as 64-bit masks of inputs: 63 ports and the local
+/// input through which a switch sends its own control packets.
+pub const MAX_SWITCH_PORTS: u32 = 63;
 
 impl Config {
     pub fn validate(&self) -> ConfigResult<()> {
@@ -14,6 +15,7 @@ impl Config {
         self.switch.validate(&self.nic)?;
         self.nic.validate()?;
         self.cc.ecn.validate()?;
+        self.cc.srp.validate()?;
         if self.traffic.is_empty() {
             return Err(ConfigError::new("traffic", "no traffic class: add at least one [[traffic]] table"));
         }
@@ -152,6 +154,22 @@ impl EcnConfig {
         positive("cc.ecn.decrement_timer_ns", self.decrement_timer_ns)?;
         if !(self.threshold > 0.0 && self.threshold <= 1.0) {
             return Err(ConfigError::new("cc.ecn.threshold", format!("must be a fraction of the input buffer in (0, 1], got {}", self.threshold)));
+        }
+        Ok(())
+    }
+}
+
+impl SrpConfig {
+    fn validate(&self) -> ConfigResult<()> {
+        if !(self.epsilon.is_finite() && self.epsilon >= 0.0) {
+            return Err(ConfigError::new("cc.srp.epsilon", format!("must be zero or positive, got {}", self.epsilon)));
+        }
+        positive("cc.srp.ttw_ns", self.ttw_ns)?;
+        if self.n_max == 0 {
+            return Err(ConfigError::new("cc.srp.n_max", "must be at least 1 packet"));
+        }
+        if self.n_min > self.n_max {
+            return Err(ConfigError::new("cc.srp.n_min", format!("({}) must not exceed n_max ({})", self.n_min, self.n_max)));
         }
         Ok(())
     }

@@ -8,8 +8,10 @@ pub enum Event {
     Credit { ch: ChannelId, vc: Vc, bytes: u32 },
     /// Channel `ch` finished serializing a packet (or a deferred start is due).
     LinkFree { ch: ChannelId },
-    /// The crossbar finished moving `pkt`'s tail from input `inp` to output `out`.
-    XbarDone { sw: SwitchId, inp: PortId, out: PortId, pkt: PacketId },
+    /// The crossbar finished moving a packet's tail (`bytes` on `vc`) from input `inp` to output
+    /// `out`. It names no packet: with cut-through the packet's head may already be further on,
+    /// even dropped and its slot reused, while its tail is still here.
+    XbarDone { sw: SwitchId, inp: PortId, out: PortId, vc: Vc, bytes: u32 },
     /// The head of `pkt` reached the switch at the far end of `ch` one router latency ago: it
     /// has been routed and is written to its input queue now. One event covers arrival and
     /// pipeline; credits were debited by the sender, so flow control is exact, and observers
@@ -42,7 +44,7 @@ impl Event {
     }
 
     /// The entity the event belongs to, as the deterministic tie-break after priority (switch
-    /// ports are `switch << 6 | port`: at most 64 ports, see `MAX_SWITCH_PORTS`).
+    /// ports are `switch << 6 | port`: at most 63 ports and the local input, see `MAX_SWITCH_PORTS`).
     pub fn entity(&self) -> u64 {
         match *self {
             Event::Credit { ch, .. } | Event::LinkFree { ch } => ch as u64,

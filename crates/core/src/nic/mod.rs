@@ -19,6 +19,9 @@ pub struct SendQueue {
     pub src: NodeId,
     pub dst: NodeId,
     pub messages: VecDeque<Message>,
+    /// Packets handed back by the mechanism (e.g. SRP's dropped speculative packets): they go
+    /// before the messages' new packets, through the same injection gate.
+    pub retx: VecDeque<crate::packet::Packet>,
     /// When the current head packet became the head (its `ready` time).
     pub head_since: Time,
     /// In the NIC's round-robin ring.
@@ -63,7 +66,7 @@ impl SendQueues {
                 id
             }
             None => {
-                self.slots.push(SendQueue { src, dst, messages: VecDeque::new(), head_since: 0, active: false });
+                self.slots.push(SendQueue { src, dst, messages: VecDeque::new(), retx: VecDeque::new(), head_since: 0, active: false });
                 (self.slots.len() - 1) as QpId
             }
         }

@@ -37,17 +37,15 @@ impl<M: Mechanism> Sim<M> {
                     count(p.kind);
                 }
                 Event::Credit { ch, vc, bytes } => credits_back[ch as usize * nv + vc as usize] += bytes as u64,
-                Event::XbarDone { sw, out, pkt, .. } => {
-                    let p = self.slab.get(pkt);
-                    routed[sw as usize][out as usize * nv + p.vc as usize] += p.bytes as u64;
-                }
+                Event::XbarDone { sw, out, vc, bytes, .. } => routed[sw as usize][out as usize * nv + vc as usize] += bytes as u64,
                 _ => {}
             }
         }
         for (s, sw) in self.switches.iter().enumerate() {
             for (port, vcs) in sw.inputs.iter().enumerate() {
                 for (vc, ivc) in vcs.iter().enumerate() {
-                    if ivc.peak > self.p.in_cap {
+                    // The local input (last) has no upstream and no capacity.
+                    if port < sw.ports && ivc.peak > self.p.in_cap {
                         return Err(format!("switch {s} input {port} VC {vc} held {} bytes, capacity {}", ivc.peak, self.p.in_cap));
                     }
                     for q in &ivc.queues {

@@ -19,6 +19,7 @@ macro_rules! mech_ctx {
             control_bytes: $s.p.control_bytes,
             rng: &mut $s.mech_rng,
             control_sent: &mut $s.stats.counters.control_sent,
+            deferred: &mut $s.deferred,
         }
     };
 }
@@ -27,7 +28,7 @@ mod invariants;
 mod nic_ops;
 mod switch_ops;
 
-use crate::cc::{Ctx, EcnIpd, Mechanism, NoCc, VcClass, VcSpec};
+use crate::cc::{Ctx, Deferred, EcnIpd, Mechanism, NoCc, Srp, VcClass, VcSpec};
 use crate::config::{Config, Mechanism as MechanismName};
 use crate::engine::{Event, EventQueue};
 use crate::error::{ConfigError, ConfigResult};
@@ -62,6 +63,10 @@ macro_rules! with_mechanism {
             }
             MechanismName::Ecn => {
                 let $m = EcnIpd::new($cfg);
+                $body
+            }
+            MechanismName::Srp => {
+                let $m = Srp::new($cfg);
                 $body
             }
         }
@@ -107,6 +112,8 @@ pub struct Sim<M: Mechanism> {
     pub(crate) traffic: Traffic,
     pub(crate) stats: Stats,
     pub(crate) mech_rng: Stream,
+    /// Actions hooks asked for, carried out after the current event.
+    pub(crate) deferred: Vec<Deferred>,
     pub(crate) p: Params,
 }
 
@@ -159,6 +166,7 @@ impl<M: Mechanism> Sim<M> {
             traffic,
             stats,
             mech_rng: stream(seed, Family::Mechanism, 0),
+            deferred: Vec::new(),
             p: Params {
                 router_latency: ps_from_ns(cfg.switch.router_latency_ns),
                 in_cap,
@@ -188,11 +196,26 @@ impl<M: Mechanism> Sim<M> {
         while let Some((t, ev)) = self.events.pop_before(until) {
             self.now = t;
             self.dispatch(ev);
+            if !self.deferred.is_empty() {
+                self.run_deferred();
+            }
             if self.events.processed() & 0xFFFF == 0 {
                 progress(&Progress { now: self.now, end: self.end, events: self.events.processed() });
             }
         }
         self.now = until;
+    }
+
+    fn run_deferred(&mut self) {
+        // Actions may defer further actions: take the list each round.
+        while !self.deferred.is_empty() {
+            for action in std::mem::take(&mut self.deferred) {
+                match action {
+                    Deferred::SwitchControl { sw, pkt } => self.local_inject(sw, pkt),
+                    Deferred::Retransmit { node, qp, pkt } => self.requeue(node, qp, pkt),
+                }
+            }
+        }
     }
 
     fn dispatch(&mut self, ev: Event) {
@@ -214,7 +237,7 @@ impl<M: Mechanism> Sim<M> {
                 }
                 Endpoint::Switch(s, p) => self.link_free(s, p),
             },
-            Event::XbarDone { sw, inp, out, pkt } => self.xbar_done(sw, inp, out, pkt),
+            Event::XbarDone { sw, inp, out, vc, bytes } => self.xbar_done(sw, inp, out, vc, bytes),
             Event::HeadArrive { ch, pkt } => self.head_arrive(ch, pkt),
             Event::Deliver { ch, pkt } => self.deliver(ch, pkt),
             Event::NicWake { node } => {

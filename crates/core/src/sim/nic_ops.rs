@@ -49,8 +49,20 @@ impl<M: Mechanism> Sim<M> {
 
     fn view(&self, qp: QpId) -> QueueView {
         let q = &self.qps.slots[qp as usize];
-        let left = q.messages.front().map_or(0, |m| m.packets - m.sent);
-        QueueView { qp, src: q.src, dst: q.dst, head_message_left: left }
+        let (packets, left) = q.messages.front().map_or((0, 0), |m| (m.packets, m.packets - m.sent));
+        QueueView { qp, src: q.src, dst: q.dst, retransmission: !q.retx.is_empty(), head_message_packets: packets, head_message_left: left }
+    }
+
+    /// The mechanism handed `pkt` back to send queue `qp` of `node` (`Ctx::retransmit`).
+    pub(super) fn requeue(&mut self, node: NodeId, qp: QpId, pkt: Packet) {
+        let q = &mut self.qps.slots[qp as usize];
+        debug_assert_eq!((q.src, q.dst), (node, pkt.dst), "retransmission into a released queue");
+        q.retx.push_back(pkt);
+        if !q.active {
+            q.active = true;
+            self.nics[node as usize].ring.push_back(qp);
+        }
+        self.try_inject(node);
     }
 
     /// Injects one packet if the link is idle: a queued control packet first, else the next send
@@ -102,13 +114,20 @@ impl<M: Mechanism> Sim<M> {
         }
     }
 
-    /// Sends the next packet of send queue `qp` (at the front of the ring) on `vc`.
+    /// Sends the next packet of send queue `qp` (at the front of the ring) on `vc`: a
+    /// retransmission if one waits, else the next packet of its head message.
     fn inject_data(&mut self, node: NodeId, qp: QpId, vc: u8) {
         let now = self.now;
         let q = &mut self.qps.slots[qp as usize];
+        if let Some(mut pkt) = q.retx.pop_front() {
+            pkt.vc = vc;
+            pkt.injected = now;
+            self.stats.counters.retransmitted += 1;
+            return self.launch(node, qp, pkt, None);
+        }
         let msg = q.messages.front_mut().expect("active queues hold a message");
         msg.sent += 1;
-        let mut pkt = Packet {
+        let pkt = Packet {
             src: node,
             dst: q.dst,
             bytes: self.p.data_bytes,
@@ -129,9 +148,17 @@ impl<M: Mechanism> Sim<M> {
             q.messages.pop_front();
         }
         q.head_since = now;
+        self.launch(node, qp, pkt, finished);
+    }
+
+    /// Puts data packet `pkt` of send queue `qp` on the wire; `finished` names the source whose
+    /// message it completed.
+    fn launch(&mut self, node: NodeId, qp: QpId, mut pkt: Packet, finished: Option<u32>) {
+        let now = self.now;
+        let q = &mut self.qps.slots[qp as usize];
         let nic = &mut self.nics[node as usize];
         nic.ring.pop_front();
-        let emptied = q.messages.is_empty();
+        let emptied = q.messages.is_empty() && q.retx.is_empty();
         if emptied {
             q.active = false;
         } else {

@@ -51,6 +51,37 @@ impl<M: Mechanism> Sim<M> {
         }
     }
 
+    /// Switch `s` sends control packet `pkt` (see `Switch::inputs`): it is at the head of the
+    /// local input at once, its pipeline latency spent.
+    pub(super) fn local_inject(&mut self, s: SwitchId, pkt: PacketId) {
+        let port = self.switches[s as usize].ports as PortId;
+        let now = self.now;
+        let sw = &mut self.switches[s as usize];
+        let p = self.slab.get_mut(pkt);
+        p.head_in = now.saturating_sub(self.p.router_latency);
+        p.tail_in = now;
+        p.out_port = self.routing.route(s, p.dst, &mut sw.rng);
+        let (vc, bytes, out) = (p.vc, p.bytes, p.out_port);
+        let q = self.queue_of(vc, out);
+        let sw = &mut self.switches[s as usize];
+        sw.outputs[out as usize].queued[vc as usize] += bytes;
+        let ivc = &mut sw.inputs[port as usize][vc as usize];
+        ivc.queues[q].push_back(pkt);
+        ivc.bytes += bytes;
+        if ivc.queues[q].len() == 1 {
+            self.request(s, port, pkt);
+        }
+    }
+
+    /// Returns `bytes` of credit for input `port` upstream, once the tail has left (at `at`).
+    /// The local input has no upstream.
+    fn return_credit(&mut self, s: SwitchId, port: PortId, vc: Vc, bytes: u32, at: crate::time::Time) {
+        if let Some(p) = self.topo.switches[s as usize].ports.get(port as usize) {
+            let inp = p.inp;
+            self.events.push(at + self.topo.channels[inp as usize].latency, Event::Credit { ch: inp, vc, bytes });
+        }
+    }
+
     #[inline]
     fn queue_of(&self, vc: Vc, out: PortId) -> usize {
         if self.vcs[vc as usize].voq {
@@ -91,9 +122,7 @@ impl<M: Mechanism> Sim<M> {
         debug_assert_eq!(popped, Some(pkt));
         ivc.bytes -= p.bytes;
         let next = ivc.queues[q].front().copied();
-        let inp = self.topo.switches[s as usize].ports[port as usize].inp;
-        let at = self.now.max(p.tail_in) + self.topo.channels[inp as usize].latency;
-        self.events.push(at, Event::Credit { ch: inp, vc: p.vc, bytes: p.bytes });
+        self.return_credit(s, port, p.vc, p.bytes, self.now.max(p.tail_in));
         if p.kind == PacketKind::Data {
             self.stats.counters.dropped += 1;
         }
@@ -140,7 +169,7 @@ impl<M: Mechanism> Sim<M> {
 
     #[allow(clippy::too_many_arguments)]
     fn grant(&mut self, s: SwitchId, i: PortId, out: PortId, vc: Vc, q: usize, pkt: PacketId, next_vc: usize) {
-        let ports = self.topo.switches[s as usize].ports.len();
+        let inputs = self.switches[s as usize].inputs.len();
         let out_ch = self.topo.switches[s as usize].ports[out as usize].out;
         let xbar = self.xbar_rate[out_ch as usize];
         let now = self.now;
@@ -156,7 +185,7 @@ impl<M: Mechanism> Sim<M> {
         if o.req.iter().all(|r| r & (1 << i) == 0) {
             sw.in_req[i as usize] &= !(1 << out);
         }
-        o.rr[vc as usize] = ((i as usize + 1) % ports) as u8;
+        o.rr[vc as usize] = ((i as usize + 1) % inputs) as u8;
         o.vc_rr = next_vc as u8;
         o.xbar_busy = true;
         let p = self.slab.get_mut(pkt);
@@ -168,18 +197,15 @@ impl<M: Mechanism> Sim<M> {
         // not before it arrived at the input.
         let done = (now + xbar.serialization(p.bytes)).max(p.tail_in);
         p.tail_in = done;
-        self.events.push(done, Event::XbarDone { sw: s, inp: i, out, pkt });
+        let bytes = p.bytes;
+        self.events.push(done, Event::XbarDone { sw: s, inp: i, out, vc, bytes });
         if let Some(n) = next {
             self.request(s, i, n);
         }
         self.try_link(s, out);
     }
 
-    pub(super) fn xbar_done(&mut self, s: SwitchId, i: PortId, out: PortId, pkt: PacketId) {
-        let (vc, bytes) = {
-            let p = self.slab.get(pkt);
-            (p.vc, p.bytes)
-        };
+    pub(super) fn xbar_done(&mut self, s: SwitchId, i: PortId, out: PortId, vc: Vc, bytes: u32) {
         let sw = &mut self.switches[s as usize];
         sw.in_busy &= !(1 << i);
         sw.outputs[out as usize].xbar_busy = false;
@@ -187,8 +213,7 @@ impl<M: Mechanism> Sim<M> {
         let ivc = &mut sw.inputs[i as usize][vc as usize];
         ivc.bytes -= bytes;
         let occupancy = ivc.bytes;
-        let inp = self.topo.switches[s as usize].ports[i as usize].inp;
-        self.events.push(self.now + self.topo.channels[inp as usize].latency, Event::Credit { ch: inp, vc, bytes });
+        self.return_credit(s, i, vc, bytes, self.now);
         if M::HOOKS.occupancy {
             let mut ctx = mech_ctx!(self);
             self.mech.on_occupancy(&mut ctx, s, i, vc, occupancy);

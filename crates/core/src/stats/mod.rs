@@ -47,6 +47,8 @@ pub struct RawCounters {
     pub messages: u64,
     /// Packets (data and control) put on any channel: the packet-hops of the benchmark.
     pub hops: u64,
+    /// Data packets injected again after a drop (included in `injected`).
+    pub retransmitted: u64,
 }
 
 pub struct Stats {

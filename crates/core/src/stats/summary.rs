@@ -38,6 +38,8 @@ pub struct Counters {
     pub control_delivered: u64,
     /// Channel traversals by any packet over the whole run.
     pub hops: u64,
+    /// Data packets injected again after a drop (included in `injected`).
+    pub retransmitted: u64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -179,6 +181,7 @@ impl Summary {
                 control_sent: k.control_sent,
                 control_delivered: k.control_delivered,
                 hops: k.hops,
+                retransmitted: k.retransmitted,
             },
             max_link_utilization: links.iter().map(|l| l.utilization).fold(0.0, f64::max),
             links,

@@ -44,6 +44,9 @@ pub struct Output {
 }
 
 pub struct Switch {
+    /// One per port, then the local input (index = number of ports): control packets the
+    /// switch itself sends (e.g. SRP's NACK) enter there. It has no upstream channel, so no
+    /// credits, and its packets compete for outputs like any other.
     pub inputs: Vec<Vec<InputVc>>,
     pub outputs: Vec<Output>,
     /// Bit i set while input i is moving a packet across the crossbar.
@@ -51,13 +54,14 @@ pub struct Switch {
     /// Per input: bit o set while the input requests output o on some VC (the union over VCs
     /// of the outputs' `req` bits), so a freed input finds its outputs without a scan.
     pub in_req: Vec<u64>,
+    pub ports: usize,
     /// Routing decisions (random up ports) draw from the switch's own stream.
     pub rng: Stream,
 }
 
 impl Switch {
     pub fn new(ports: usize, vcs: &[VcSpec], downstream_credits: impl Fn(PortId) -> u32, rng: Stream) -> Switch {
-        let inputs = (0..ports)
+        let inputs = (0..=ports)
             .map(|_| {
                 vcs.iter()
                     .map(|v| InputVc { queues: vec![VecDeque::new(); if v.voq { ports } else { 1 }], bytes: 0, peak: 0 })
@@ -79,7 +83,7 @@ impl Switch {
                 sending: None,
             })
             .collect();
-        Switch { inputs, outputs, in_busy: 0, in_req: vec![0; ports], rng }
+        Switch { inputs, outputs, in_busy: 0, in_req: vec![0; ports + 1], ports, rng }
     }
 }
 

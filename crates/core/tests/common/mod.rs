@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use lossless_core::cc::{EcnIpd, NoCc};
+use lossless_core::cc::{EcnIpd, NoCc, Srp};
 use lossless_core::config::Mechanism;
 use lossless_core::{Config, Sim, Summary};
 
@@ -21,6 +21,7 @@ pub fn run_config(cfg: &Config) -> Summary {
     match cfg.cc.mechanism {
         Mechanism::None => run_mechanism(cfg, NoCc { voq: cfg.switch.voq }),
         Mechanism::Ecn => run_mechanism(cfg, EcnIpd::new(cfg)),
+        Mechanism::Srp => run_mechanism(cfg, Srp::new(cfg)),
     }
 }
 

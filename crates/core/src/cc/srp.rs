@@ -1,0 +1,349 @@
+//! Speculative Reservation Protocol (Jiang, Becker, Michelogiannakis, Dally, HPCA 2012; §3, §6.6,
+//! Table 1).
+//!
+//! - Source, per send queue: a message of at least n_min packets is sent in reservations of at
+//!   most n_max packets ("chunking"). For each, a reservation R(n) goes out on the reservation
+//!   VC and packets follow speculatively on the low-priority VC until the grant G(t_s) or the
+//!   first NACK arrives; the rest, dropped packets first, go non-speculatively on the data VC
+//!   from t_s. Speculative packets are kept until ACKed. The next reservation starts when every
+//!   packet of this one is sent and no speculative packet is unanswered. Shorter messages bypass
+//!   the protocol.
+//! - Destination: one reservation schedule register; a reservation for n packets is granted the
+//!   start t_s = max(now, register) and moves the register to t_s + n(1 + epsilon) tau_p,
+//!   tau_p being a packet's time on the ejection channel. Speculative packets are ACKed.
+//! - Switches: a speculative packet accumulates its queuing time (time in a router beyond the
+//!   pipeline latency); when it reaches the head of an input queue with more than TTW queued,
+//!   it is dropped and the switch answers the source with a NACK (§6.6).
+//!
+//! VCs (§4): reservations (0) and grants/ACKs/NACKs (1) on two control VCs above the data VC
+//! (2, VOQ), and the speculative VC (3, FIFO) below it.
+//!
+//! Not implemented yet: the in-order mode (§3) and fast retransmit (§6.1) the paper discusses.
+
+use super::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, VcSpec, Verdict};
+use crate::config::Config;
+use crate::ids::{NodeId, PortId, QpId, SwitchId, Vc};
+use crate::packet::{CcHeader, Packet, PacketKind};
+use crate::time::{ps_from_ns, Rate, Time};
+
+const RESERVATION_VC: Vc = 0;
+const REPLY_VC: Vc = 1;
+const DATA_VC: Vc = 2;
+const SPECULATIVE_VC: Vc = 3;
+
+// Control packet subtypes.
+const RESERVATION: u8 = 1;
+const GRANT: u8 = 2;
+const ACK: u8 = 3;
+const NACK: u8 = 4;
+
+// Data packet flags. A speculative packet carries its sequence number in `hdr.b` and its
+// accumulated queuing time in `hdr.stamp`.
+const SPECULATIVE: u16 = 1;
+const RETRANSMITTED: u16 = 2;
+
+pub struct Srp {
+    epsilon: f64,
+    ttw: Time,
+    n_min: u32,
+    n_max: u32,
+    /// A data packet's time on an ejection channel.
+    tau_p: Time,
+    router_latency: Time,
+    voq: bool,
+    queues: Vec<Queue>,
+    /// Reservation schedule register of each destination.
+    schedule: Vec<Time>,
+    c: Counters,
+}
+
+#[derive(Default)]
+struct Counters {
+    reservations: u64,
+    grants: u64,
+    speculative_injected: u64,
+    speculative_delivered: u64,
+    speculative_dropped: u64,
+    nacks: u64,
+    bypassed: u64,
+    reservation_rtt_ps: u64,
+}
+
+/// What the gate let the next packet of a queue be.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+enum Kind {
+    #[default]
+    Bypass,
+    Speculative,
+    Reserved,
+    Retransmission,
+}
+
+#[derive(Default)]
+struct Queue {
+    chunk: Option<Chunk>,
+    next_chunk: u32,
+    next_seq: u32,
+    /// Speculative packets not yet ACKed or NACKed, by sequence number.
+    retained: Vec<(u32, Packet)>,
+    /// The gate's last decision, which the packet injected next follows.
+    kind: Kind,
+}
+
+/// One reservation in progress.
+struct Chunk {
+    id: u32,
+    n: u32,
+    /// New packets of the reservation injected so far (speculative or not).
+    sent: u32,
+    reserved_at: Time,
+    start: Option<Time>,
+    speculation_over: bool,
+    /// Speculative packets awaiting ACK or NACK.
+    unanswered: u32,
+    /// NACKed packets handed back and not yet re-sent.
+    to_resend: u32,
+}
+
+impl Srp {
+    pub fn new(cfg: &Config) -> Srp {
+        let s = &cfg.cc.srp;
+        Srp {
+            epsilon: s.epsilon,
+            ttw: ps_from_ns(s.ttw_ns),
+            n_min: s.n_min,
+            n_max: s.n_max,
+            tau_p: Rate::from_gbps(cfg.topology.link().bandwidth_gbps).serialization(cfg.nic.data_packet_bytes),
+            router_latency: ps_from_ns(cfg.switch.router_latency_ns),
+            voq: cfg.switch.voq,
+            queues: Vec::new(),
+            schedule: Vec::new(),
+            c: Counters::default(),
+        }
+    }
+
+    fn queue(&mut self, qp: QpId) -> &mut Queue {
+        if self.queues.len() <= qp as usize {
+            self.queues.resize_with(qp as usize + 1, Queue::default);
+        }
+        &mut self.queues[qp as usize]
+    }
+
+    /// Ends the reservation once all its packets are out and none is unanswered.
+    fn try_close(&mut self, ctx: &mut Ctx, node: NodeId, qp: QpId) {
+        let q = self.queue(qp);
+        if q.chunk.as_ref().is_some_and(|c| c.sent == c.n && c.unanswered == 0 && c.to_resend == 0) {
+            q.chunk = None;
+            ctx.wake_nic(node);
+        }
+    }
+
+    /// Time a packet spent in the current router beyond its pipeline latency.
+    fn queued_here(&self, now: Time, pkt: &Packet) -> Time {
+        now.saturating_sub(pkt.head_in + self.router_latency)
+    }
+}
+
+impl Mechanism for Srp {
+    const HOOKS: Hooks = Hooks {
+        switch_arrival: false,
+        queue_head: true,
+        occupancy: false,
+        transmit: true,
+        message: false,
+        inject_gate: true,
+        injected: true,
+        deliver: true,
+        control: true,
+        timer: false,
+    };
+
+    fn name(&self) -> &'static str {
+        "srp"
+    }
+
+    fn vcs(&self) -> Vec<VcSpec> {
+        vec![
+            VcSpec { class: VcClass::Control, voq: false },
+            VcSpec { class: VcClass::Control, voq: false },
+            VcSpec { class: VcClass::Data, voq: self.voq },
+            VcSpec { class: VcClass::Low, voq: false },
+        ]
+    }
+
+    fn data_vc(&self) -> Vc {
+        DATA_VC
+    }
+
+    fn at_queue_head(&mut self, ctx: &mut Ctx, sw: SwitchId, _: PortId, pkt: &Packet) -> Verdict {
+        if pkt.kind != PacketKind::Data || pkt.hdr.flags & SPECULATIVE == 0 {
+            return Verdict::Keep;
+        }
+        if pkt.hdr.stamp + self.queued_here(ctx.now(), pkt) <= self.ttw {
+            return Verdict::Keep;
+        }
+        self.c.speculative_dropped += 1;
+        let hdr = CcHeader { a: pkt.hdr.b, b: pkt.qp, ..Default::default() };
+        ctx.send_control_from_switch(sw, pkt.src, REPLY_VC, NACK, hdr);
+        Verdict::Drop
+    }
+
+    fn on_transmit(&mut self, ctx: &mut Ctx, _: SwitchId, _: PortId, pkt: &mut Packet, _: OutputView) {
+        if pkt.kind == PacketKind::Data && pkt.hdr.flags & SPECULATIVE != 0 {
+            pkt.hdr.stamp += self.queued_here(ctx.now(), pkt);
+        }
+    }
+
+    fn inject_gate(&mut self, ctx: &mut Ctx, v: QueueView) -> Gate {
+        let now = ctx.now();
+        let (n_min, n_max) = (self.n_min, self.n_max);
+        let q = self.queue(v.qp);
+        let when_reserved = |start: Option<Time>| match start {
+            Some(t) if t <= now => Gate::Now(DATA_VC),
+            Some(t) => Gate::At(t),
+            None => Gate::Hold, // the grant wakes the NIC
+        };
+        if v.retransmission {
+            q.kind = Kind::Retransmission;
+            return when_reserved(q.chunk.as_ref().and_then(|c| c.start));
+        }
+        if v.head_message_packets < n_min {
+            q.kind = Kind::Bypass;
+            return Gate::Now(DATA_VC);
+        }
+        if q.chunk.is_none() {
+            let n = v.head_message_left.min(n_max);
+            let id = q.next_chunk;
+            q.next_chunk = q.next_chunk.wrapping_add(1);
+            q.chunk = Some(Chunk { id, n, sent: 0, reserved_at: now, start: None, speculation_over: false, unanswered: 0, to_resend: 0 });
+            let hdr = CcHeader { a: n, b: v.qp, stamp: id as Time, ..Default::default() };
+            ctx.send_control(v.src, v.dst, RESERVATION_VC, RESERVATION, hdr);
+            self.c.reservations += 1;
+        }
+        let q = self.queue(v.qp);
+        let c = q.chunk.as_ref().expect("just made");
+        if c.sent == c.n {
+            q.kind = Kind::Reserved;
+            return Gate::Hold; // the next reservation waits for this one to close
+        }
+        if c.start.is_some() {
+            q.kind = Kind::Reserved;
+            when_reserved(c.start)
+        } else if !c.speculation_over {
+            q.kind = Kind::Speculative;
+            Gate::Now(SPECULATIVE_VC)
+        } else {
+            q.kind = Kind::Reserved;
+            Gate::Hold
+        }
+    }
+
+    fn on_injected(&mut self, ctx: &mut Ctx, v: QueueView, pkt: &mut Packet) {
+        let q = self.queue(v.qp);
+        match q.kind {
+            Kind::Bypass => self.c.bypassed += 1,
+            Kind::Retransmission => {
+                if let Some(c) = q.chunk.as_mut() {
+                    c.to_resend -= 1;
+                }
+            }
+            Kind::Reserved => q.chunk.as_mut().expect("gated by a reservation").sent += 1,
+            Kind::Speculative => {
+                let seq = q.next_seq;
+                q.next_seq = q.next_seq.wrapping_add(1);
+                pkt.hdr = CcHeader { flags: SPECULATIVE, b: seq, ..Default::default() };
+                q.retained.push((seq, *pkt));
+                let c = q.chunk.as_mut().expect("gated by a reservation");
+                c.sent += 1;
+                c.unanswered += 1;
+                self.c.speculative_injected += 1;
+            }
+        }
+        // The last packet may have gone non-speculatively after every ACK was in.
+        self.try_close(ctx, v.src, v.qp);
+    }
+
+    fn release_queue(&mut self, _: &mut Ctx, v: QueueView) -> bool {
+        let q = self.queue(v.qp);
+        let idle = q.chunk.is_none() && q.retained.is_empty();
+        if idle {
+            *q = Queue::default();
+        }
+        idle
+    }
+
+    fn on_deliver(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
+        if pkt.hdr.flags & SPECULATIVE != 0 {
+            self.c.speculative_delivered += 1;
+            let hdr = CcHeader { a: pkt.hdr.b, b: pkt.qp, ..Default::default() };
+            ctx.send_control(node, pkt.src, REPLY_VC, ACK, hdr);
+        }
+    }
+
+    fn on_control(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
+        let now = ctx.now();
+        match pkt.kind {
+            PacketKind::Control(RESERVATION) => {
+                if self.schedule.len() <= node as usize {
+                    self.schedule.resize(node as usize + 1, 0);
+                }
+                let start = now.max(self.schedule[node as usize]);
+                let n = pkt.hdr.a as f64;
+                self.schedule[node as usize] = start + (n * (1.0 + self.epsilon) * self.tau_p as f64).round() as Time;
+                let hdr = CcHeader { a: pkt.hdr.stamp as u32, b: pkt.hdr.b, stamp: start, ..Default::default() };
+                ctx.send_control(node, pkt.src, REPLY_VC, GRANT, hdr);
+            }
+            PacketKind::Control(GRANT) => {
+                let (qp, id) = (pkt.hdr.b, pkt.hdr.a);
+                if let Some(c) = self.queue(qp).chunk.as_mut().filter(|c| c.id == id) {
+                    c.start = Some(pkt.hdr.stamp);
+                    c.speculation_over = true;
+                    let rtt = now - c.reserved_at;
+                    self.c.grants += 1;
+                    self.c.reservation_rtt_ps += rtt;
+                    ctx.wake_nic(node);
+                }
+            }
+            PacketKind::Control(ACK) => {
+                let (qp, seq) = (pkt.hdr.b, pkt.hdr.a);
+                let q = self.queue(qp);
+                if let Some(i) = q.retained.iter().position(|(s, _)| *s == seq) {
+                    q.retained.swap_remove(i);
+                    if let Some(c) = q.chunk.as_mut() {
+                        c.unanswered -= 1;
+                    }
+                    self.try_close(ctx, node, qp);
+                }
+            }
+            PacketKind::Control(NACK) => {
+                let (qp, seq) = (pkt.hdr.b, pkt.hdr.a);
+                let q = self.queue(qp);
+                if let Some(i) = q.retained.iter().position(|(s, _)| *s == seq) {
+                    let (_, mut copy) = q.retained.swap_remove(i);
+                    let c = q.chunk.as_mut().expect("an unanswered packet keeps its reservation open");
+                    c.unanswered -= 1;
+                    c.to_resend += 1;
+                    c.speculation_over = true;
+                    copy.hdr = CcHeader { flags: RETRANSMITTED, ..Default::default() };
+                    self.c.nacks += 1;
+                    ctx.retransmit(node, qp, copy);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        let c = &self.c;
+        vec![
+            ("reservations", c.reservations),
+            ("grants", c.grants),
+            ("speculative_injected", c.speculative_injected),
+            ("speculative_delivered", c.speculative_delivered),
+            ("speculative_dropped", c.speculative_dropped),
+            ("nacks", c.nacks),
+            ("bypassed", c.bypassed),
+            ("reservation_rtt_ns_mean", if c.grants > 0 { c.reservation_rtt_ps / c.grants / 1_000 } else { 0 }),
+        ]
+    }
+}
