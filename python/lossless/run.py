@@ -89,9 +89,19 @@ class Result:
         s = self.summary["sources"]
         return pd.DataFrame({"node": [int(k) for k in s], "accepted": list(s.values())}).set_index("node")
 
+    def class_sources(self, name: str) -> pd.Series:
+        """Accepted throughput of each source of class `name`, indexed by host id."""
+        ids = self.summary["classes"][name]["source_ids"]
+        return pd.Series({h: self.summary["sources"][str(h)] for h in ids}, name="accepted")
+
     @property
     def counters(self) -> dict[str, int]:
         return dict(self.summary["counters"])
+
+    @property
+    def cc(self) -> dict[str, int]:
+        """The mechanism's own counters (marks, notifications, reservations, drops, ...)."""
+        return dict(self.summary["cc"])
 
 
 def run(config: ConfigLike, *, seed: int | None = None, set: Sequence[str] | Mapping[str, Any] | None = None) -> Result:

@@ -12,6 +12,8 @@ use std::collections::BTreeMap;
 pub struct ClassSummary {
     pub pattern: String,
     pub sources: usize,
+    /// Host ids of the class's sources (their throughput is in `Summary::sources`).
+    pub source_ids: Vec<u32>,
     /// Offered load: data bytes generated in the window / (sum of the sources' injection link
     /// rates x window).
     pub offered: f64,
@@ -113,6 +115,7 @@ impl Summary {
                 ClassSummary {
                     pattern: crate::config::serde_plain_pattern(cl.pattern).to_string(),
                     sources: cl.sources.len(),
+                    source_ids: cl.sources.clone(),
                     offered: frac(st.offered_bytes, rates, window),
                     accepted: frac(st.accepted_bytes, rates, window),
                     packet_latency_ns: st.total.summary(),

@@ -1,0 +1,214 @@
+"""SRP paper reproductions (Jiang et al., HPCA 2012): TARGETS.md rows SRP-1 to SRP-8.
+
+Tolerances are stated here and in docs/validation.md before looking at our numbers; they test
+the shape of each result (who wins, by roughly how much, where curves cross).
+"""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from ..parallel import run_many  # noqa: E402
+from . import Reproduction, example, target  # noqa: E402
+
+MECHANISMS = ["none", "ecn", "srp"]
+LABEL = {"none": "baseline", "ecn": "ECN", "srp": "SRP"}
+# SRP paper §4: zero-load in-flight latency between leaves, 4 links + 3 routers + 204.8 ns.
+ZERO_LOAD_NS = 410.8
+EPSILON = 0.05
+
+
+def _pct(x: float) -> str:
+    return f"{x:+.0%}"
+
+
+def _fig1(full: bool, jobs):
+    window = {"simulation.warmup_ns": 50_000, "simulation.measure_ns": 5_000_000 if full else 500_000}
+    cfg = example("srp/fig1_baseline.toml")
+    return dict(zip(["none", "srp"], run_many([(cfg, {**window, "cc.mechanism": m}) for m in ["none", "srp"]], jobs)))
+
+
+def _fig1_plot(runs, out: Path, title: str) -> Path:
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
+    names = ["S0", "S1", "S2", "S3", "S4", "S5"]
+    width = 0.8 / len(runs)
+    for i, (m, r) in enumerate(runs.items()):
+        a.bar([x + i * width for x in range(6)], [r.sources["accepted"][h] for h in range(6)], width, label=LABEL[m])
+        util = r.links.set_index("name")["utilization"]
+        b.bar([x + i * width for x in range(3)], [util[f"L{j}>"] for j in range(3)], width, label=LABEL[m])
+    a.set_xticks([x + 0.4 - width / 2 for x in range(6)], names)
+    a.set_ylabel("throughput (fraction of link rate)")
+    b.set_xticks([x + 0.4 - width / 2 for x in range(3)], ["L0", "L1", "L2"])
+    b.set_ylabel("channel utilization")
+    for ax in (a, b):
+        ax.set_ylim(0, 1.05)
+        ax.legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    path = out / "figure.png"
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+@target("srp-1", "Fig. 1: tree saturation on the simple network, baseline")
+def srp1(out: Path, full: bool, jobs) -> Reproduction:
+    runs = _fig1(full, jobs)
+    r = Reproduction("srp-1", "SRP paper Fig. 1 (reconstructed network, docs/validation.md)")
+    base = runs["none"]
+    s = base.sources["accepted"]
+    util = base.links.set_index("name")["utilization"]
+    r.check("L2 utilization", "100%", f"{util['L2>']:.1%}", "±0.5 pt", abs(util["L2>"] - 1) <= 0.005)
+    ratio = statistics.mean([s[1], s[2]]) / statistics.mean([s[3], s[4], s[5]])
+    r.check("S1, S2 vs S3..S5", "half", f"{ratio:.2f}", "0.5 ±0.03", abs(ratio - 0.5) <= 0.03)
+    r.check("S0 throughput", "far below link rate", f"{s[0]:.3f}", "< 0.5", s[0] < 0.5)
+    r.check("L0, L1 spare capacity", "yes", f"L0 {util['L0>']:.2f}, L1 {util['L1>']:.2f}", "both < 0.9", util["L0>"] < 0.9 and util["L1>"] < 0.9)
+    r.figure = _fig1_plot({"none": base}, out, "SRP Fig. 1: baseline")
+    return r
+
+
+@target("srp-4", "Fig. 4: the simple network with SRP")
+def srp4(out: Path, full: bool, jobs) -> Reproduction:
+    runs = _fig1(full, jobs)
+    r = Reproduction("srp-4", "SRP paper Fig. 4 vs Fig. 1 (reconstructed network, docs/validation.md)")
+    b, s = runs["none"].sources["accepted"], runs["srp"].sources["accepted"]
+    gain = s[0] / b[0] - 1
+    r.check("S0 throughput gain", "+47%", _pct(gain), "+30% to +65%", 0.30 <= gain <= 0.65)
+    l2 = lambda run: run.links.set_index("name")["utilization"]["L2>"]  # noqa: E731
+    loss = l2(runs["srp"]) / l2(runs["none"]) - 1
+    r.check("L2 data throughput", "-5% (epsilon)", _pct(loss), "-8% to -2%", -0.08 <= loss <= -0.02)
+    hot = [s[h] for h in range(1, 6)]
+    spread = max(hot) / min(hot)
+    r.check("five hot-spot senders", "equal shares", f"max/min {spread:.2f}", "max/min <= 1.10", spread <= 1.10)
+    r.figure = _fig1_plot(runs, out, "SRP Fig. 4 vs Fig. 1")
+    return r
+
+
+def _hotspot_points(full: bool, mechanisms, background_load: float | None, hot_spot: bool = True):
+    window = {"simulation.warmup_ns": 1_000_000 if full else 100_000, "simulation.measure_ns": 50_000_000 if full else 1_000_000}
+    points = []
+    for m in mechanisms:
+        over = {**window, "cc.mechanism": m, "traffic.1.message": {"kind": "fixed", "packets": 8}}
+        if background_load is not None:
+            over["traffic.1.load"] = background_load
+        if not hot_spot:
+            over["traffic.0.start_ns"] = 10.0**15  # the hot spot never starts
+        points.append((example("srp/hotspot40_background.toml"), over))
+    return points
+
+
+@target("srp-5", "Fig. 5: 40:1 hot spot, per-sender throughput and in-flight latency")
+def srp5(out: Path, full: bool, jobs) -> Reproduction:
+    # §5.2: 40 senders of 8-packet messages to one host for 50 ms; the background (same
+    # example) is kept at a light 0.1 so that it does not mask the hot spot.
+    runs = dict(zip(MECHANISMS, run_many(_hotspot_points(full, MECHANISMS, 0.1), jobs)))
+    r = Reproduction("srp-5", "SRP paper Fig. 5: 40:1 hot spot")
+    stats = {}
+    for m, run in runs.items():
+        sh = run.class_sources("hotspot")
+        stats[m] = (sh.mean(), sh.std(ddof=0), run.summary["classes"]["hotspot"]["inflight_latency_ns"]["mean"])
+    cv = {m: sd / mean for m, (mean, sd, _) in stats.items()}
+    r.check("baseline sender spread", "large", f"std/mean {cv['none']:.2f}", "> 0.3", cv["none"] > 0.3)
+    r.check("SRP sender spread", "near zero", f"std/mean {cv['srp']:.3f}", "< 0.05", cv["srp"] < 0.05)
+    r.check("ECN sender spread", "between the two", f"std/mean {cv['ecn']:.2f}", "SRP < ECN < baseline", cv["srp"] < cv["ecn"] < cv["none"])
+    drop = stats["srp"][0] / stats["none"][0] - 1
+    r.check("SRP mean sender throughput", "-5% (epsilon)", _pct(drop), "-8% to -2%", -0.08 <= drop <= -0.02)
+    lat = {m: v[2] / ZERO_LOAD_NS for m, v in stats.items()}
+    r.check("baseline in-flight latency", "thousands x zero-load", f"{lat['none']:.0f}x", "> 1000x", lat["none"] > 1000)
+    r.check("SRP in-flight latency", "close to zero-load", f"{lat['srp']:.1f}x", "< 2x", lat["srp"] < 2)
+    r.check("ECN in-flight latency", "far above SRP", f"{lat['ecn']:.0f}x", "> 3x SRP", lat["ecn"] > 3 * lat["srp"])
+
+    fig, (a, b) = plt.subplots(1, 2, figsize=(9, 4))
+    ms = list(stats)
+    a.bar([LABEL[m] for m in ms], [stats[m][0] for m in ms], yerr=[stats[m][1] for m in ms], capsize=6)
+    a.set_ylabel("throughput per sender (fraction of link)")
+    b.bar([LABEL[m] for m in ms], [stats[m][2] for m in ms])
+    b.set_yscale("log")
+    b.axhline(ZERO_LOAD_NS, ls="--", c="gray", label="zero load")
+    b.set_ylabel("mean in-flight latency (ns)")
+    b.legend()
+    fig.suptitle("SRP Fig. 5: 40:1 hot spot (error bars: std dev over senders)")
+    fig.tight_layout()
+    r.figure = out / "figure.png"
+    fig.savefig(r.figure, dpi=120)
+    plt.close(fig)
+    return r
+
+
+@target("srp-6", "Fig. 6: background throughput with and without the hot spot")
+def srp6(out: Path, full: bool, jobs) -> Reproduction:
+    loads = [0.1 * i for i in range(1, 10)] if full else [0.1, 0.3, 0.5, 0.7]
+    # ECN needs about 1 ms to throttle the hot-spot senders (§5.3), so even the short mode
+    # measures after 1.5 ms.
+    short = {"simulation.warmup_ns": 5_000_000 if full else 1_500_000, "simulation.measure_ns": 5_000_000 if full else 200_000}
+    points, keys = [], []
+    for m in MECHANISMS:
+        for hs in (True, False):
+            for load in loads:
+                for cfg, over in _hotspot_points(full, [m], load, hot_spot=hs):
+                    over.update(short)
+                    points.append((cfg, over))
+                    keys.append((m, hs, load))
+    acc = {k: run.summary["classes"]["background"]["accepted"] for k, run in zip(keys, run_many(points, jobs))}
+    r = Reproduction("srp-6", "SRP paper Fig. 6: background offered vs accepted")
+    base_max = max(acc[("none", True, l)] for l in loads)
+    r.check("baseline background with hot spot", "saturates below 10%", f"max accepted {base_max:.3f}", "< 0.10", base_max < 0.10)
+    for m in ("srp", "ecn"):
+        gap = max(abs(acc[(m, True, l)] - acc[(m, False, l)]) for l in loads)
+        r.check(f"{LABEL[m]} background, hot spot vs none", "nearly identical", f"max gap {gap:.3f}", "<= 0.03", gap <= 0.03)
+
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    for m in MECHANISMS:
+        for hs, style in ((False, "--"), (True, "-")):
+            ax.plot(loads, [acc[(m, hs, l)] for l in loads], style, marker="o", label=f"{LABEL[m]}{' + hot spot' if hs else ''}")
+    ax.plot([0, 1], [0, 1], ":", c="gray")
+    ax.set_xlabel("background offered load")
+    ax.set_ylabel("background accepted throughput")
+    ax.legend(fontsize=8)
+    ax.set_title("SRP Fig. 6")
+    fig.tight_layout()
+    r.figure = out / "figure.png"
+    fig.savefig(r.figure, dpi=120)
+    plt.close(fig)
+    return r
+
+
+@target("srp-8", "Fig. 8: latency vs load, uniform random, 4-packet messages")
+def srp8(out: Path, full: bool, jobs) -> Reproduction:
+    loads = [round(0.05 * i, 2) for i in range(2, 20)] if full else [0.2, 0.5, 0.7, 0.8, 0.85, 0.9]
+    window = {"simulation.warmup_ns": 50_000 if full else 20_000, "simulation.measure_ns": 1_000_000 if full else 100_000}
+    points, keys = [], []
+    for m in MECHANISMS:
+        for load in loads:
+            points.append((example("fattree256_uniform.toml"), {**window, "cc.mechanism": m, "traffic.0.load": load}))
+            keys.append((m, load))
+    lat = {k: run.summary["classes"]["uniform"]["packet_latency_ns"]["mean"] for k, run in zip(keys, run_many(points, jobs))}
+    over = {l: lat[("srp", l)] / lat[("none", l)] - 1 for l in loads}
+    r = Reproduction("srp-8", "SRP paper Fig. 8: uniform random, 4-packet messages")
+    low = min(loads)
+    r.check(f"SRP overhead at {low:.0%} load", "negligible", _pct(over[low]), "< +5%", over[low] < 0.05)
+    peak = max(loads, key=lambda l: over[l])
+    r.check("SRP overhead peak load", "about 85%", f"{peak:.0%}", "70% to 90%", 0.7 <= peak <= 0.9)
+    r.check("SRP overhead at its peak", "+25%", _pct(over[peak]), "+10% to +40%", 0.10 <= over[peak] <= 0.40)
+    ecn = max(abs(lat[("ecn", l)] / lat[("none", l)] - 1) for l in loads if l <= 0.8)
+    r.check("ECN vs baseline up to 80% load", "nearly identical", f"max {ecn:.1%}", "<= 5%", ecn <= 0.05)
+
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    for m in MECHANISMS:
+        ax.plot(loads, [lat[(m, l)] for l in loads], marker="o", label=LABEL[m])
+    ax.set_xlabel("offered load")
+    ax.set_ylabel("mean packet latency (ns)")
+    ax.set_yscale("log")
+    ax.legend()
+    ax.set_title("SRP Fig. 8")
+    fig.tight_layout()
+    r.figure = out / "figure.png"
+    fig.savefig(r.figure, dpi=120)
+    plt.close(fig)
+    return r
