@@ -11,7 +11,9 @@ pub enum Event {
     /// The crossbar finished moving a packet's tail (`bytes` on `vc`) from input `inp` to output
     /// `out`. It names no packet: with cut-through the packet's head may already be further on,
     /// even dropped and its slot reused, while its tail is still here.
-    XbarDone { sw: SwitchId, inp: PortId, out: PortId, vc: Vc, bytes: u32 },
+    /// `occupied` says whether the transfer held the crossbar ports (control packets cross
+    /// without taking them, see `sim::switch_ops`).
+    XbarDone { sw: SwitchId, inp: PortId, out: PortId, vc: Vc, bytes: u32, occupied: bool },
     /// The head of `pkt` reached the switch at the far end of `ch` one router latency ago: it
     /// has been routed and is written to its input queue now. One event covers arrival and
     /// pipeline; credits were debited by the sender, so flow control is exact, and observers

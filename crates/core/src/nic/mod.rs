@@ -33,6 +33,10 @@ pub struct Nic {
     pub inp: ChannelId,
     pub credits: Vec<u32>,
     pub link_busy: bool,
+    /// The packet on the injection link is a control packet (which others do not interleave).
+    pub sending_control: bool,
+    /// Link time taken by control packets interleaved into the current transmission.
+    pub stretch: crate::time::Time,
     /// Active send queues in round-robin order: the front is served next.
     pub ring: VecDeque<QpId>,
     /// Send queue of each destination, created on first use. Looked up, never iterated, so its
@@ -44,7 +48,7 @@ pub struct Nic {
 
 impl Nic {
     pub fn new(out: ChannelId, inp: ChannelId, credits: Vec<u32>) -> Nic {
-        Nic { out, inp, credits, link_busy: false, ring: VecDeque::new(), qp_of: FxHashMap::default(), wake_at: None }
+        Nic { out, inp, credits, link_busy: false, sending_control: false, stretch: 0, ring: VecDeque::new(), qp_of: FxHashMap::default(), wake_at: None }
     }
 }
 

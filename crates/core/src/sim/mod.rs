@@ -7,6 +7,12 @@
 //! the output rate into a per-VC output buffer; the output sends it when the downstream buffer
 //! has credits for the whole packet, never so early that its tail would leave before it arrived.
 //! Credits return over the reverse direction once the tail has left the input buffer.
+//!
+//! Control packets (one flit) interleave: as with BookSim's flit-level VC arbitration, a control
+//! packet does not wait for a lower-class packet to finish crossing a link or a crossbar. The
+//! link stays busy longer by the control packet's serialization, so bandwidth is exact; the
+//! interrupted packet's tail is not delayed by those few nanoseconds (an approximation of at most
+//! one control serialization per interleaved packet).
 
 /// A [`Ctx`] over the simulation's fields, leaving `self.mech` free to be borrowed beside it.
 macro_rules! mech_ctx {
@@ -232,12 +238,18 @@ impl<M: Mechanism> Sim<M> {
             },
             Event::LinkFree { ch } => match self.topo.channels[ch as usize].from {
                 Endpoint::Host(n) => {
-                    self.nics[n as usize].link_busy = false;
+                    let nic = &mut self.nics[n as usize];
+                    if nic.stretch > 0 {
+                        let extra = std::mem::take(&mut nic.stretch);
+                        self.events.push(self.now + extra, Event::LinkFree { ch });
+                        return;
+                    }
+                    nic.link_busy = false;
                     self.try_inject(n);
                 }
                 Endpoint::Switch(s, p) => self.link_free(s, p),
             },
-            Event::XbarDone { sw, inp, out, vc, bytes } => self.xbar_done(sw, inp, out, vc, bytes),
+            Event::XbarDone { sw, inp, out, vc, bytes, occupied } => self.xbar_done(sw, inp, out, vc, bytes, occupied),
             Event::HeadArrive { ch, pkt } => self.head_arrive(ch, pkt),
             Event::Deliver { ch, pkt } => self.deliver(ch, pkt),
             Event::NicWake { node } => {

@@ -68,16 +68,16 @@ impl<M: Mechanism> Sim<M> {
     /// Injects one packet if the link is idle: a queued control packet first, else the next send
     /// queue in round-robin order that its mechanism lets go and that has credits.
     pub(super) fn try_inject(&mut self, node: NodeId) {
-        if self.nics[node as usize].link_busy {
+        let nic = &self.nics[node as usize];
+        if nic.link_busy {
+            // Control packets interleave into a data packet on the link (see `sim`).
+            if !nic.sending_control {
+                while self.send_control_head(node) {}
+            }
             return;
         }
-        if let Some(&pkt) = self.control[node as usize].front() {
-            let p = self.slab.get(pkt);
-            if self.nics[node as usize].credits[p.vc as usize] >= p.bytes {
-                self.control[node as usize].pop_front();
-                self.send(node, pkt);
-                return;
-            }
+        if self.send_control_head(node) {
+            return;
         }
         let mut wait: Option<Time> = None;
         for _ in 0..self.nics[node as usize].ring.len() {
@@ -85,7 +85,13 @@ impl<M: Mechanism> Sim<M> {
             let vc = if M::HOOKS.inject_gate {
                 let view = self.view(qp);
                 let mut ctx = mech_ctx!(self);
-                match self.mech.inject_gate(&mut ctx, view) {
+                let gate = self.mech.inject_gate(&mut ctx, view);
+                // A control packet the gate queued (e.g. SRP's reservation) goes first, ahead of
+                // the data packet it announces; the data packet waits for the link.
+                if self.send_control_head(node) {
+                    return;
+                }
+                match gate {
                     Gate::Now(vc) => Some(vc),
                     Gate::At(t) => {
                         wait = Some(wait.map_or(t, |w| w.min(t)));
@@ -112,6 +118,19 @@ impl<M: Mechanism> Sim<M> {
                 self.events.push(t, Event::NicWake { node });
             }
         }
+    }
+
+    /// Sends the oldest queued control packet if its VC has credits (interleaved if a data
+    /// packet is on the link).
+    fn send_control_head(&mut self, node: NodeId) -> bool {
+        let Some(&pkt) = self.control[node as usize].front() else { return false };
+        let p = self.slab.get(pkt);
+        if self.nics[node as usize].credits[p.vc as usize] < p.bytes {
+            return false;
+        }
+        self.control[node as usize].pop_front();
+        self.send(node, pkt);
+        true
     }
 
     /// Sends the next packet of send queue `qp` (at the front of the ring) on `vc`: a
@@ -190,17 +209,24 @@ impl<M: Mechanism> Sim<M> {
         }
     }
 
-    /// Puts `pkt` on the injection link of `node`.
+    /// Puts `pkt` on the injection link of `node`; if the link is busy (a control packet
+    /// interleaving into a data packet), the link stays busy that much longer.
     fn send(&mut self, node: NodeId, pkt: PacketId) {
         let nic = &mut self.nics[node as usize];
         let ch = nic.out;
         let p = self.slab.get_mut(pkt);
         p.injected = self.now;
         nic.credits[p.vc as usize] -= p.bytes;
-        nic.link_busy = true;
         let c = &self.topo.channels[ch as usize];
         let bytes = p.bytes;
-        self.events.push(self.now + c.rate.serialization(bytes), Event::LinkFree { ch });
+        let ser = c.rate.serialization(bytes);
+        if nic.link_busy {
+            nic.stretch += ser;
+        } else {
+            nic.link_busy = true;
+            nic.sending_control = p.kind != PacketKind::Data;
+            self.events.push(self.now + ser, Event::LinkFree { ch });
+        }
         self.events.push(self.now + c.latency + self.p.router_latency, Event::HeadArrive { ch, pkt });
         self.stats.sent(self.now, ch, bytes);
     }

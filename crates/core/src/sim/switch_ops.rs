@@ -7,7 +7,7 @@
 //! (Paper II) observe.
 
 use super::Sim;
-use crate::cc::{Ctx, Mechanism, OutputView, Verdict};
+use crate::cc::{Ctx, Mechanism, OutputView, VcClass, Verdict};
 use crate::engine::Event;
 use crate::ids::{ChannelId, Endpoint, PacketId, PortId, SwitchId, Vc};
 use crate::packet::PacketKind;
@@ -83,6 +83,11 @@ impl<M: Mechanism> Sim<M> {
     }
 
     #[inline]
+    fn is_control(&self, vc: Vc) -> bool {
+        self.vcs[vc as usize].class == VcClass::Control
+    }
+
+    #[inline]
     fn queue_of(&self, vc: Vc, out: PortId) -> usize {
         if self.vcs[vc as usize].voq {
             out as usize
@@ -144,14 +149,16 @@ impl<M: Mechanism> Sim<M> {
     fn pick(&self, s: SwitchId, out: PortId) -> Option<(PortId, Vc, usize, PacketId, usize)> {
         let sw = &self.switches[s as usize];
         let o = &sw.outputs[out as usize];
-        if o.xbar_busy {
-            return None;
-        }
         for group in &self.vc_groups {
+            // Control packets cross even while the ports are moving a larger packet.
+            let control = self.is_control(group[0]);
+            if !control && o.xbar_busy {
+                return None;
+            }
             let g = group.len();
             for k in 0..g {
                 let vc = group[(k + o.vc_rr as usize) % g];
-                let cand = o.req[vc as usize] & !sw.in_busy;
+                let cand = if control { o.req[vc as usize] } else { o.req[vc as usize] & !sw.in_busy };
                 if cand == 0 {
                     continue;
                 }
@@ -173,13 +180,16 @@ impl<M: Mechanism> Sim<M> {
         let out_ch = self.topo.switches[s as usize].ports[out as usize].out;
         let xbar = self.xbar_rate[out_ch as usize];
         let now = self.now;
+        let occupies = !self.is_control(vc);
         let sw = &mut self.switches[s as usize];
         let next = {
             let queue = &mut sw.inputs[i as usize][vc as usize].queues[q];
             queue.pop_front();
             queue.front().copied()
         };
-        sw.in_busy |= 1 << i;
+        if occupies {
+            sw.in_busy |= 1 << i;
+        }
         let o = &mut sw.outputs[out as usize];
         o.req[vc as usize] &= !(1 << i);
         if o.req.iter().all(|r| r & (1 << i) == 0) {
@@ -187,7 +197,7 @@ impl<M: Mechanism> Sim<M> {
         }
         o.rr[vc as usize] = ((i as usize + 1) % inputs) as u8;
         o.vc_rr = next_vc as u8;
-        o.xbar_busy = true;
+        o.xbar_busy |= occupies;
         let p = self.slab.get_mut(pkt);
         let ovc = &mut o.vcs[vc as usize];
         ovc.fifo.push_back(pkt);
@@ -198,17 +208,19 @@ impl<M: Mechanism> Sim<M> {
         let done = (now + xbar.serialization(p.bytes)).max(p.tail_in);
         p.tail_in = done;
         let bytes = p.bytes;
-        self.events.push(done, Event::XbarDone { sw: s, inp: i, out, vc, bytes });
+        self.events.push(done, Event::XbarDone { sw: s, inp: i, out, vc, bytes, occupied: occupies });
         if let Some(n) = next {
             self.request(s, i, n);
         }
         self.try_link(s, out);
     }
 
-    pub(super) fn xbar_done(&mut self, s: SwitchId, i: PortId, out: PortId, vc: Vc, bytes: u32) {
+    pub(super) fn xbar_done(&mut self, s: SwitchId, i: PortId, out: PortId, vc: Vc, bytes: u32, occupied: bool) {
         let sw = &mut self.switches[s as usize];
-        sw.in_busy &= !(1 << i);
-        sw.outputs[out as usize].xbar_busy = false;
+        if occupied {
+            sw.in_busy &= !(1 << i);
+            sw.outputs[out as usize].xbar_busy = false;
+        }
         sw.outputs[out as usize].queued[vc as usize] -= bytes;
         let ivc = &mut sw.inputs[i as usize][vc as usize];
         ivc.bytes -= bytes;
@@ -232,6 +244,12 @@ impl<M: Mechanism> Sim<M> {
     /// Output `port`'s link finished a packet (or a deferred start is due).
     pub(super) fn link_free(&mut self, s: SwitchId, port: PortId) {
         let o = &mut self.switches[s as usize].outputs[port as usize];
+        if o.stretch > 0 {
+            let extra = std::mem::take(&mut o.stretch);
+            let ch = self.topo.switches[s as usize].ports[port as usize].out;
+            self.events.push(self.now + extra, Event::LinkFree { ch });
+            return;
+        }
         o.link_busy = false;
         let freed = o.sending.take();
         if let Some((vc, bytes)) = freed {
@@ -244,7 +262,9 @@ impl<M: Mechanism> Sim<M> {
     }
 
     /// Starts sending the next packet on output `port`'s link if the link is idle and the
-    /// downstream buffer has credits for a whole packet (virtual cut-through).
+    /// downstream buffer has credits for a whole packet (virtual cut-through). While a
+    /// lower-class packet is on the link, control packets interleave (see the module doc of
+    /// `sim`).
     pub(super) fn try_link(&mut self, s: SwitchId, port: PortId) {
         let ch = self.topo.switches[s as usize].ports[port as usize].out;
         let (rate, latency, to) = {
@@ -252,46 +272,65 @@ impl<M: Mechanism> Sim<M> {
             (c.rate, c.latency, c.to)
         };
         let now = self.now;
-        let o = &mut self.switches[s as usize].outputs[port as usize];
-        if o.link_busy {
+        let o = &self.switches[s as usize].outputs[port as usize];
+        let interleave = o.link_busy;
+        if interleave && o.sending.is_some_and(|(vc, _)| self.is_control(vc)) {
             return;
         }
-        for group in &self.vc_groups {
+        let mut chosen = None;
+        'groups: for group in &self.vc_groups {
+            if interleave && !self.is_control(group[0]) {
+                break;
+            }
             for &vc in group {
-                let ovc = &mut o.vcs[vc as usize];
+                let ovc = &o.vcs[vc as usize];
                 let Some(&pkt) = ovc.fifo.front() else { continue };
                 let p = self.slab.get(pkt);
                 if ovc.credits < p.bytes {
                     continue;
                 }
-                let ser = rate.serialization(p.bytes);
-                // A tail may not leave before it reached the output buffer.
-                let earliest = p.tail_in.saturating_sub(ser);
-                if earliest > now {
-                    o.link_busy = true;
-                    self.events.push(earliest, Event::LinkFree { ch });
-                    return;
-                }
-                ovc.fifo.pop_front();
-                ovc.credits -= p.bytes;
-                let bytes = p.bytes;
-                let view = OutputView { queued_bytes: o.queued[vc as usize], downstream_credits: ovc.credits, buffer_bytes: self.p.in_cap };
-                o.link_busy = true;
-                o.sending = Some((vc, bytes));
-                if M::HOOKS.transmit {
-                    let mut copy = *self.slab.get(pkt);
-                    let mut ctx = mech_ctx!(self);
-                    self.mech.on_transmit(&mut ctx, s, port, &mut copy, view);
-                    *self.slab.get_mut(pkt) = copy;
-                }
-                self.stats.sent(now, ch, bytes);
-                self.events.push(now + ser, Event::LinkFree { ch });
-                match to {
-                    Endpoint::Switch(..) => self.events.push(now + latency + self.p.router_latency, Event::HeadArrive { ch, pkt }),
-                    Endpoint::Host(_) => self.events.push(now + latency + ser, Event::Deliver { ch, pkt }),
-                }
-                return;
+                chosen = Some((vc, pkt, p.bytes, p.tail_in));
+                break 'groups;
             }
+        }
+        let Some((vc, pkt, bytes, tail_at_output)) = chosen else { return };
+        let ser = rate.serialization(bytes);
+        // A tail may not leave before it reached the output buffer.
+        let earliest = tail_at_output.saturating_sub(ser);
+        let o = &mut self.switches[s as usize].outputs[port as usize];
+        if earliest > now {
+            if !interleave {
+                o.link_busy = true;
+                self.events.push(earliest, Event::LinkFree { ch });
+            }
+            return;
+        }
+        let ovc = &mut o.vcs[vc as usize];
+        ovc.fifo.pop_front();
+        ovc.credits -= bytes;
+        let view = OutputView { queued_bytes: o.queued[vc as usize], downstream_credits: ovc.credits, buffer_bytes: self.p.in_cap };
+        if interleave {
+            ovc.bytes -= bytes;
+            o.stretch += ser;
+        } else {
+            o.link_busy = true;
+            o.sending = Some((vc, bytes));
+            self.events.push(now + ser, Event::LinkFree { ch });
+        }
+        if M::HOOKS.transmit {
+            let mut copy = *self.slab.get(pkt);
+            let mut ctx = mech_ctx!(self);
+            self.mech.on_transmit(&mut ctx, s, port, &mut copy, view);
+            *self.slab.get_mut(pkt) = copy;
+        }
+        self.stats.sent(now, ch, bytes);
+        match to {
+            Endpoint::Switch(..) => self.events.push(now + latency + self.p.router_latency, Event::HeadArrive { ch, pkt }),
+            Endpoint::Host(_) => self.events.push(now + latency + ser, Event::Deliver { ch, pkt }),
+        }
+        if interleave {
+            // More control packets may be waiting to interleave.
+            self.try_link(s, port);
         }
     }
 }

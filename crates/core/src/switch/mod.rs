@@ -41,6 +41,9 @@ pub struct Output {
     pub link_busy: bool,
     /// VC and bytes of the packet on the link, released when serialization ends.
     pub sending: Option<(Vc, u32)>,
+    /// Link time taken by control packets interleaved into the current transmission: the link
+    /// frees that much later.
+    pub stretch: crate::time::Time,
 }
 
 pub struct Switch {
@@ -81,6 +84,7 @@ impl Switch {
                 xbar_busy: false,
                 link_busy: false,
                 sending: None,
+                stretch: 0,
             })
             .collect();
         Switch { inputs, outputs, in_busy: 0, in_req: vec![0; ports + 1], ports, rng }
