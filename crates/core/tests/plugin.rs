@@ -152,7 +152,7 @@ impl Mechanism for Dropper {
         assert_eq!(token, 7);
         self.timer_fired += 1;
     }
-    fn at_queue_head(&mut self, _: &mut Ctx, sw: SwitchId, _: PortId, _: &Packet) -> Verdict {
+    fn at_queue_head(&mut self, _: &mut Ctx, sw: SwitchId, _: PortId, _: &mut Packet) -> Verdict {
         if sw >= 16 {
             return Verdict::Keep;
         }

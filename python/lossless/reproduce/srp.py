@@ -7,6 +7,7 @@ the shape of each result (who wins, by roughly how much, where curves cross).
 from __future__ import annotations
 
 import statistics
+from functools import lru_cache
 from pathlib import Path
 
 import matplotlib
@@ -179,16 +180,33 @@ def srp6(out: Path, full: bool, jobs) -> Reproduction:
     return r
 
 
+def _loads(full: bool) -> list[float]:
+    return [round(0.05 * i, 2) for i in range(2, 20)] if full else [0.2, 0.5, 0.7, 0.8, 0.85, 0.9]
+
+
+@lru_cache(maxsize=None)
+def _uniform_sweep(full: bool, jobs, mechanisms: tuple[str, ...] = tuple(MECHANISMS), extra: tuple[str, ...] = ()):
+    """Uniform random traffic (4-packet messages unless `extra` overrides say otherwise) at each
+    load for each mechanism: shared by SRP-8, -10 and -11 within one process."""
+    window = [f"simulation.warmup_ns={50_000 if full else 20_000}", f"simulation.measure_ns={1_000_000 if full else 100_000}"]
+    keys = [(m, l) for m in mechanisms for l in _loads(full)]
+    points = [(example("fattree256_uniform.toml"), [*window, *extra, f'cc.mechanism="{m}"', f"traffic.0.load={l}"]) for m, l in keys]
+    return dict(zip(keys, run_many(points, jobs)))
+
+
+def _save(fig, out: Path) -> Path:
+    fig.tight_layout()
+    path = out / "figure.png"
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
 @target("srp-8", "Fig. 8: latency vs load, uniform random, 4-packet messages")
 def srp8(out: Path, full: bool, jobs) -> Reproduction:
-    loads = [round(0.05 * i, 2) for i in range(2, 20)] if full else [0.2, 0.5, 0.7, 0.8, 0.85, 0.9]
-    window = {"simulation.warmup_ns": 50_000 if full else 20_000, "simulation.measure_ns": 1_000_000 if full else 100_000}
-    points, keys = [], []
-    for m in MECHANISMS:
-        for load in loads:
-            points.append((example("fattree256_uniform.toml"), {**window, "cc.mechanism": m, "traffic.0.load": load}))
-            keys.append((m, load))
-    lat = {k: run.summary["classes"]["uniform"]["packet_latency_ns"]["mean"] for k, run in zip(keys, run_many(points, jobs))}
+    loads = _loads(full)
+    runs = _uniform_sweep(full, jobs)
+    lat = {k: run.summary["classes"]["uniform"]["packet_latency_ns"]["mean"] for k, run in runs.items()}
     over = {l: lat[("srp", l)] / lat[("none", l)] - 1 for l in loads}
     r = Reproduction("srp-8", "SRP paper Fig. 8: uniform random, 4-packet messages")
     low = min(loads)
@@ -207,8 +225,68 @@ def srp8(out: Path, full: bool, jobs) -> Reproduction:
     ax.set_yscale("log")
     ax.legend()
     ax.set_title("SRP Fig. 8")
-    fig.tight_layout()
-    r.figure = out / "figure.png"
-    fig.savefig(r.figure, dpi=120)
-    plt.close(fig)
+    r.figure = _save(fig, out)
+    return r
+
+
+def _mean_utilization(run) -> float:
+    return float(run.links["utilization"].mean())
+
+
+@target("srp-10", "Fig. 10: channel utilization overhead of SRP, uniform random")
+def srp10(out: Path, full: bool, jobs) -> Reproduction:
+    loads = _loads(full)
+    runs = _uniform_sweep(full, jobs)
+    extra = {l: _mean_utilization(runs[("srp", l)]) - _mean_utilization(runs[("none", l)]) for l in loads}
+    # SRP forced on 1-packet messages (n_min = 1): "the maximum bandwidth overhead would
+    # increase to 20%" (§6.1).
+    ones = _uniform_sweep(full, jobs, ("none", "srp"), ('traffic.0.message={kind="fixed",packets=1}', "cc.srp.n_min=1"))
+    extra1 = {l: _mean_utilization(ones[("srp", l)]) - _mean_utilization(ones[("none", l)]) for l in loads}
+    r = Reproduction("srp-10", "SRP paper Fig. 10: channel utilization, SRP vs baseline")
+    peak = max(loads, key=lambda l: extra[l])
+    r.check("extra utilization, 4-packet messages", "< 2.5%", f"max {extra[peak]:.1%} at {peak:.0%}", "< 2.5 pt", extra[peak] < 0.025)
+    r.check("load of peak overhead", "after 70%", f"{peak:.0%}", ">= 70%", peak >= 0.7)
+    m1 = max(extra1.values())
+    r.check("extra utilization, 1-packet messages, n_min = 1", "about 20%", f"max {m1:.1%}", "10% to 30%", 0.10 <= m1 <= 0.30)
+
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    ax.plot(loads, [_mean_utilization(runs[("none", l)]) for l in loads], marker="o", label="baseline")
+    ax.plot(loads, [_mean_utilization(runs[("srp", l)]) for l in loads], marker="o", label="SRP")
+    ax.plot(loads, [_mean_utilization(ones[("srp", l)]) for l in loads], marker="s", ls="--", label="SRP, 1-packet messages, n_min=1")
+    ax.set_xlabel("offered load")
+    ax.set_ylabel("mean channel utilization")
+    ax.legend()
+    ax.set_title("SRP Fig. 10")
+    r.figure = _save(fig, out)
+    return r
+
+
+@target("srp-11", "Fig. 11: speculative injection and drop rates vs load")
+def srp11(out: Path, full: bool, jobs) -> Reproduction:
+    loads = _loads(full)
+    runs = _uniform_sweep(full, jobs)
+
+    def rate(run, counter):
+        # Packets per host per packet time: a fraction of the injection link rate.
+        s = run.summary
+        packet_time_ns = 204.8
+        return run.cc[counter] * packet_time_ns / (256 * (s["warmup_ns"] + s["measure_ns"]))
+
+    inj = {l: rate(runs[("srp", l)], "speculative_injected") for l in loads}
+    drop = {l: rate(runs[("srp", l)], "speculative_dropped") for l in loads}
+    r = Reproduction("srp-11", "SRP paper Fig. 11: speculative VC")
+    peak = max(loads, key=lambda l: inj[l])
+    r.check("speculative injection peak", "near 50% load", f"{peak:.0%}", "40% to 60%", 0.4 <= peak <= 0.6)
+    r.check("drops rise with load", "yes", f"{drop[min(loads)]:.4f} -> {drop[max(loads)]:.4f}", "highest load > lowest", drop[max(loads)] > drop[min(loads)])
+    worst = max(drop.values())
+    r.check("bandwidth wasted by drops", "< 1.5%", f"max {worst:.1%}", "< 1.5%", worst < 0.015)
+
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    ax.plot(loads, [inj[l] for l in loads], marker="o", label="speculative injection")
+    ax.plot(loads, [drop[l] for l in loads], marker="s", label="speculative drops")
+    ax.set_xlabel("offered load")
+    ax.set_ylabel("rate (fraction of link rate)")
+    ax.legend()
+    ax.set_title("SRP Fig. 11")
+    r.figure = _save(fig, out)
     return r

@@ -117,8 +117,9 @@ pub trait Mechanism {
     /// A packet's head arrived at switch input `port` (timestamp it, count it).
     fn on_switch_arrival(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _pkt: &mut Packet) {}
 
-    /// A packet reached the head of its input queue and is about to compete for the crossbar.
-    fn at_queue_head(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _pkt: &Packet) -> Verdict {
+    /// A packet reached the head of its input queue and is about to compete for the crossbar
+    /// (its header may be rewritten, e.g. SRP's accumulated queuing time).
+    fn at_queue_head(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _pkt: &mut Packet) -> Verdict {
         Verdict::Keep
     }
 

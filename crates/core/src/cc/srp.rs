@@ -11,8 +11,10 @@
 //! - Destination: one reservation schedule register; a reservation for n packets is granted the
 //!   start t_s = max(now, register) and moves the register to t_s + n(1 + epsilon) tau_p,
 //!   tau_p being a packet's time on the ejection channel. Speculative packets are ACKed.
-//! - Switches: a speculative packet accumulates its queuing time (time in a router beyond the
-//!   pipeline latency); when it reaches the head of an input queue with more than TTW queued,
+//! - Switches: a speculative packet accumulates its queuing time, at each router the time from
+//!   its arrival (past the pipeline) to reaching the head of its input buffer (§3: "timestamping
+//!   packets upon arrival at a router's input port and then performing checks on this timestamp
+//!   when the packet is at the head of the input buffer"); with more than TTW accumulated there,
 //!   it is dropped and the switch answers the source with a NACK (§6.6).
 //!
 //! VCs (§4): reservations (0) and grants/ACKs/NACKs (1) on two control VCs above the data VC
@@ -20,7 +22,7 @@
 //!
 //! Not implemented yet: the in-order mode (§3) and fast retransmit (§6.1) the paper discusses.
 
-use super::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, VcSpec, Verdict};
+use super::{Ctx, Gate, Hooks, Mechanism, QueueView, VcClass, VcSpec, Verdict};
 use crate::config::Config;
 use crate::ids::{NodeId, PortId, QpId, SwitchId, Vc};
 use crate::packet::{CcHeader, Packet, PacketKind};
@@ -138,7 +140,8 @@ impl Srp {
         }
     }
 
-    /// Time a packet spent in the current router beyond its pipeline latency.
+    /// Time a packet at the head of its input buffer waited there since it arrived (past the
+    /// pipeline latency).
     fn queued_here(&self, now: Time, pkt: &Packet) -> Time {
         now.saturating_sub(pkt.head_in + self.router_latency)
     }
@@ -149,7 +152,7 @@ impl Mechanism for Srp {
         switch_arrival: false,
         queue_head: true,
         occupancy: false,
-        transmit: true,
+        transmit: false,
         message: false,
         inject_gate: true,
         injected: true,
@@ -175,23 +178,18 @@ impl Mechanism for Srp {
         DATA_VC
     }
 
-    fn at_queue_head(&mut self, ctx: &mut Ctx, sw: SwitchId, _: PortId, pkt: &Packet) -> Verdict {
+    fn at_queue_head(&mut self, ctx: &mut Ctx, sw: SwitchId, _: PortId, pkt: &mut Packet) -> Verdict {
         if pkt.kind != PacketKind::Data || pkt.hdr.flags & SPECULATIVE == 0 {
             return Verdict::Keep;
         }
-        if pkt.hdr.stamp + self.queued_here(ctx.now(), pkt) <= self.ttw {
+        pkt.hdr.stamp += self.queued_here(ctx.now(), pkt);
+        if pkt.hdr.stamp <= self.ttw {
             return Verdict::Keep;
         }
         self.c.speculative_dropped += 1;
         let hdr = CcHeader { a: pkt.hdr.b, b: pkt.qp, ..Default::default() };
         ctx.send_control_from_switch(sw, pkt.src, REPLY_VC, NACK, hdr);
         Verdict::Drop
-    }
-
-    fn on_transmit(&mut self, ctx: &mut Ctx, _: SwitchId, _: PortId, pkt: &mut Packet, _: OutputView) {
-        if pkt.kind == PacketKind::Data && pkt.hdr.flags & SPECULATIVE != 0 {
-            pkt.hdr.stamp += self.queued_here(ctx.now(), pkt);
-        }
     }
 
     fn inject_gate(&mut self, ctx: &mut Ctx, v: QueueView) -> Gate {

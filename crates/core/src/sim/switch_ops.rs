@@ -100,9 +100,11 @@ impl<M: Mechanism> Sim<M> {
     /// output (or its mechanism drops it there).
     fn request(&mut self, s: SwitchId, port: PortId, pkt: PacketId) {
         if M::HOOKS.queue_head {
-            let copy = *self.slab.get(pkt);
+            let mut copy = *self.slab.get(pkt);
             let mut ctx = mech_ctx!(self);
-            if self.mech.at_queue_head(&mut ctx, s, port, &copy) == Verdict::Drop {
+            let verdict = self.mech.at_queue_head(&mut ctx, s, port, &mut copy);
+            *self.slab.get_mut(pkt) = copy;
+            if verdict == Verdict::Drop {
                 self.drop_head(s, port, pkt);
                 return;
             }
