@@ -75,7 +75,7 @@ class Result:
         """One row per traffic class: offered, accepted, and latency statistics (ns)."""
         rows = []
         for name, c in self.summary["classes"].items():
-            row = {"class": name, "pattern": c["pattern"], "sources": c["sources"], "offered": c["offered"], "accepted": c["accepted"]}
+            row = {"class": name, "index": c["index"], "pattern": c["pattern"], "sources": c["sources"], "offered": c["offered"], "accepted": c["accepted"]}
             for lat in _LATENCIES:
                 prefix = lat.removesuffix("_ns")
                 for stat, v in c[lat].items():

@@ -16,6 +16,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from ..parallel import run_many  # noqa: E402
+from ..saturation import saturation  # noqa: E402
 from . import Reproduction, example, target  # noqa: E402
 
 MECHANISMS = ["none", "ecn", "srp"]
@@ -288,5 +289,52 @@ def srp11(out: Path, full: bool, jobs) -> Reproduction:
     ax.set_ylabel("rate (fraction of link rate)")
     ax.legend()
     ax.set_title("SRP Fig. 11")
+    r.figure = _save(fig, out)
+    return r
+
+
+SIZES = [("1", {"kind": "fixed", "packets": 1}), ("2", {"kind": "fixed", "packets": 2}), ("4", {"kind": "fixed", "packets": 4}),
+         ("8", {"kind": "fixed", "packets": 8}), ("16", {"kind": "fixed", "packets": 16}), ("32", {"kind": "fixed", "packets": 32}),
+         ("64", {"kind": "fixed", "packets": 64}), ("Bi", {"kind": "bimodal", "packets": [4, 64]}), ("Mix", {"kind": "uniform", "min": 4, "max": 64})]
+
+
+@target("srp-9", "Fig. 9: saturation throughput by message size, uniform random")
+def srp9(out: Path, full: bool, jobs) -> Reproduction:
+    from concurrent.futures import ThreadPoolExecutor
+    import os
+
+    window = {"simulation.warmup_ns": 100_000 if full else 50_000, "simulation.measure_ns": 1_000_000 if full else 200_000}
+    sizes = SIZES if full else [s for s in SIZES if s[0] in ("1", "4", "16", "64", "Bi")]
+    keys = [(m, name) for m in MECHANISMS for name, _ in sizes]
+    law = dict(sizes)
+
+    def search(key):
+        m, name = key
+        over = {**window, "cc.mechanism": m, "traffic.0.message": law[name]}
+        return saturation(example("fattree256_uniform.toml"), set=over, gap=0.03, resolution=0.01 if full else 0.02, low=0.1)
+
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        sat = {k: s.throughput for k, s in zip(keys, pool.map(search, keys))}
+    r = Reproduction("srp-9", "SRP paper Fig. 9: saturation throughput")
+    b = lambda n: sat[("none", n)]  # noqa: E731
+    r.check("baseline falls as messages grow", "decreases", f"{b('4'):.2f} (4) -> {b('64'):.2f} (64)", "64 below 4 by > 0.05", b("64") < b("4") - 0.05)
+    gain_b = sat[("srp", "4")] / b("4") - 1
+    gain_e = sat[("srp", "4")] / sat[("ecn", "4")] - 1
+    r.check("SRP vs baseline, 4 packets", "+6%", _pct(gain_b), "+2% to +10%", 0.02 <= gain_b <= 0.10)
+    r.check("SRP vs ECN, 4 packets", "+3%", _pct(gain_e), "0% to +6%", 0.0 <= gain_e <= 0.06)
+    high = min(sat[("srp", "64")], sat[("ecn", "64")])
+    r.check("SRP, ECN at 64 packets", "stay high, above baseline", f"SRP {sat[('srp', '64')]:.2f}, ECN {sat[('ecn', '64')]:.2f}, base {b('64'):.2f}", "both > baseline + 0.05", high > b("64") + 0.05)
+    r.check("below n_min SRP = baseline", "equal", f"1 packet: {sat[('srp', '1')]:.2f} vs {b('1'):.2f}", "within 0.02", abs(sat[("srp", "1")] - b("1")) <= 0.02)
+
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    width = 0.27
+    for i, m in enumerate(MECHANISMS):
+        ax.bar([x + i * width for x in range(len(sizes))], [sat[(m, n)] for n, _ in sizes], width, label=LABEL[m])
+    ax.set_xticks([x + width for x in range(len(sizes))], [n for n, _ in sizes])
+    ax.set_xlabel("message size (packets)")
+    ax.set_ylabel("saturation throughput")
+    ax.set_ylim(0, 1)
+    ax.legend()
+    ax.set_title("SRP Fig. 9")
     r.figure = _save(fig, out)
     return r

@@ -10,6 +10,8 @@ use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct ClassSummary {
+    /// Position of the class in the config's `[[traffic]]` list.
+    pub index: usize,
     pub pattern: String,
     pub sources: usize,
     /// Host ids of the class's sources (their throughput is in `Summary::sources`).
@@ -113,6 +115,7 @@ impl Summary {
             classes.insert(
                 cl.name.clone(),
                 ClassSummary {
+                    index: i,
                     pattern: crate::config::serde_plain_pattern(cl.pattern).to_string(),
                     sources: cl.sources.len(),
                     source_ids: cl.sources.clone(),
