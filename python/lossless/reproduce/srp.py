@@ -338,3 +338,96 @@ def srp9(out: Path, full: bool, jobs) -> Reproduction:
     ax.set_title("SRP Fig. 9")
     r.figure = _save(fig, out)
     return r
+
+
+def _drop_rate(run) -> float:
+    """Speculative drops per host per packet time (a fraction of the injection link rate)."""
+    s = run.summary
+    return run.cc["speculative_dropped"] * 204.8 / (256 * (s["warmup_ns"] + s["measure_ns"]))
+
+
+def _halving(out: Path, r: Reproduction, values, label: str, loads, runs, paper: str) -> Reproduction:
+    """Checks that each doubling of `label` roughly halves the peak drop rate, and plots."""
+    peak = {v: max(_drop_rate(runs[(v, l)]) for l in loads) for v in values}
+    for a, b in zip(values, values[1:]):
+        ratio = peak[a] / peak[b] if peak[b] > 0 else float("inf")
+        r.check(f"peak drop rate, {label} {a} -> {b}", paper, f"/{ratio:.1f}", "/1.4 to /3", 1.4 <= ratio <= 3.0)
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    for v in values:
+        ax.plot(loads, [_drop_rate(runs[(v, l)]) for l in loads], marker="o", label=f"{label} = {v}")
+    ax.set_xlabel("offered load")
+    ax.set_ylabel("speculative drop rate (fraction of link rate)")
+    ax.legend()
+    ax.set_title(r.title)
+    r.figure = _save(fig, out)
+    return r
+
+
+@target("srp-12", "Fig. 12: TTW 0.65 to 2.6 us and the speculative drop rate")
+def srp12(out: Path, full: bool, jobs) -> Reproduction:
+    loads = [0.3, 0.5, 0.6, 0.7, 0.8, 0.9] if full else [0.5, 0.7, 0.8, 0.9]
+    ttws = [650, 1300, 2600]
+    window = {"simulation.warmup_ns": 50_000 if full else 20_000, "simulation.measure_ns": 1_000_000 if full else 100_000}
+    keys = [(t, l) for t in ttws for l in loads]
+    points = [(example("fattree256_uniform.toml"), {**window, "cc.mechanism": "srp", "cc.srp.ttw_ns": t, "traffic.0.load": l}) for t, l in keys]
+    runs = dict(zip(keys, run_many(points, jobs)))
+    r = Reproduction("srp-12", "SRP paper Fig. 12: TTW")
+    return _halving(out, r, ttws, "TTW (ns)", loads, runs, "halved")
+
+
+@target("srp-13", "Fig. 13: n_max and the speculative drop rate, 256-packet messages")
+def srp13(out: Path, full: bool, jobs) -> Reproduction:
+    loads = [0.3, 0.5, 0.6, 0.7, 0.8, 0.9] if full else [0.5, 0.7, 0.8]
+    n_maxes = [8, 16, 32, 64]
+    window = {"simulation.warmup_ns": 100_000 if full else 50_000, "simulation.measure_ns": 2_000_000 if full else 200_000}
+    keys = [(n, l) for n in n_maxes for l in loads]
+    points = [
+        (example("fattree256_uniform.toml"), {**window, "cc.mechanism": "srp", "cc.srp.n_max": n, "traffic.0.load": l, "traffic.0.message": {"kind": "fixed", "packets": 256}})
+        for n, l in keys
+    ]
+    runs = dict(zip(keys, run_many(points, jobs)))
+    r = Reproduction("srp-13", "SRP paper Fig. 13: n_max")
+    return _halving(out, r, n_maxes, "n_max", loads, runs, "halved")
+
+
+@target("srp-14", "Fig. 14: impulse, every node sends one 8-packet message to one host")
+def srp14(out: Path, full: bool, jobs) -> Reproduction:
+    onset = 1_000_000 if full else 200_000
+    end = onset + (400_000 if full else 100_000)
+    text = example("fattree256_uniform.toml").read_text() + f"""
+[[traffic]]
+name = "impulse"
+pattern = "burst"
+dest = 0
+start_ns = {onset}
+message = {{ kind = "fixed", packets = 8 }}
+"""
+    window = {"simulation.warmup_ns": 0, "simulation.measure_ns": end, "simulation.bin_ns": 1_000}
+    runs = dict(zip(["none", "srp"], run_many([(text, {**window, "cc.mechanism": m}) for m in ["none", "srp"]], jobs)))
+
+    def series(run):
+        ts = run.timeseries
+        return ts[ts["class"] == "uniform"].set_index("bin_start_ns")["accepted"]
+
+    r = Reproduction("srp-14", "SRP paper Fig. 14: impulse")
+    srp, base = series(runs["srp"]), series(runs["none"])
+    before = srp[(srp.index >= onset - 50_000) & (srp.index < onset)].mean()
+    dip = srp[(srp.index >= onset) & (srp.index < onset + 20_000)].min()
+    after = srp[(srp.index >= onset + 20_000)].mean()
+    r.check("SRP background throughput dips", "a dip", f"{before:.2f} -> min {dip:.2f}", "min < 0.9 x before", dip < 0.9 * before)
+    r.check("then back to normal within microseconds", "a few us", f"{after:.2f} after 20 us", "within ±0.03 of before", abs(after - before) <= 0.03)
+    base_after = base[(base.index >= onset + 20_000)].mean()
+    r.check("baseline (for contrast)", "(not in the paper)", f"{base_after:.2f} after 20 us", "below SRP", base_after < after)
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    lo = onset - 20_000
+    for m, sr in (("none", base), ("srp", srp)):
+        sel = sr[sr.index >= lo]
+        ax.plot((sel.index - onset) / 1_000, sel.values, label=LABEL[m])
+    ax.axvline(0, ls="--", c="gray")
+    ax.set_xlabel("time from the impulse (us)")
+    ax.set_ylabel("background accepted throughput (1 us bins)")
+    ax.legend()
+    ax.set_title("SRP Fig. 14")
+    r.figure = _save(fig, out)
+    return r
