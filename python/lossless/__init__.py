@@ -8,8 +8,9 @@ The same simulation as ``lossless run`` on the command line; see docs/config.md 
 """
 
 from ._lossless import ConfigError, __version__
+from . import transient
 from .parallel import run_many
 from .run import Result, run, validate
 from .saturation import Saturation, saturation
 
-__all__ = ["ConfigError", "Result", "Saturation", "run", "run_many", "saturation", "validate", "__version__"]
+__all__ = ["ConfigError", "Result", "Saturation", "run", "run_many", "saturation", "transient", "validate", "__version__"]

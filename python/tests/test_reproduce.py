@@ -3,11 +3,13 @@
 import csv
 import subprocess
 
+import pytest
+
 from lossless.reproduce import TARGETS, reproduce
 
 
 def test_targets_are_registered():
-    assert {"srp-1", "srp-4", "srp-5", "srp-6", "srp-8", "srp-9", "srp-10", "srp-11", "srp-12", "srp-13", "srp-14"} <= set(TARGETS)
+    assert {"srp-1", "srp-4", "srp-5", "srp-6", "srp-7", "srp-8", "srp-9", "srp-10", "srp-11", "srp-12", "srp-13", "srp-14"} <= set(TARGETS)
 
 
 def test_srp1_reproduces_and_writes_its_figure(tmp_path):
@@ -32,3 +34,18 @@ def test_cli_lists_and_refuses_unknown_targets():
     assert p.returncode == 0 and "srp-5" in p.stdout
     p = subprocess.run(["lossless", "reproduce", "srp-99"], capture_output=True, text=True)
     assert p.returncode == 2 and "unknown reproduction" in p.stderr
+
+
+def test_transient_average_has_confidence_bands():
+    import pandas as pd
+
+    from lossless.transient import average_series
+
+    a = pd.Series([1.0, 2.0], index=[0.0, 1000.0])
+    b = pd.Series([3.0, 2.0], index=[0.0, 1000.0])
+    avg = average_series([a, b])
+    assert list(avg["mean"]) == [2.0, 2.0]
+    # 1.96 x sample std (sqrt(2)) / sqrt(2 seeds) = 1.96 in the first bin, 0 in the second.
+    assert avg["ci95"].iloc[0] == pytest.approx(1.96)
+    assert avg["ci95"].iloc[1] == 0.0
+    assert list(avg["seeds"]) == [2, 2]

@@ -28,6 +28,7 @@ fn each_error_names_its_key() {
         (&["simulation.measure_ns=0"], "simulation.measure_ns", "positive"),
         (&["cc.mechanism=\"ecn\"", "cc.ecn.threshold=1.5"], "cc.ecn.threshold", "(0, 1]"),
         (&["cc.mechanism=\"dcqcn\""], "cc.mechanism", "unknown variant"),
+        (&["traffic.0.sources_from=\"nothing\""], "traffic[0].sources_from", "not the name"),
         (&["cc.mechanism=\"srp\"", "cc.srp.ttw_ns=0"], "cc.srp.ttw_ns", "positive"),
         (&["cc.mechanism=\"srp\"", "cc.srp.n_min=32"], "cc.srp.n_min", "n_max"),
         (&["cc.mechanism=\"srp\"", "cc.srp.epsilon=-0.1"], "cc.srp.epsilon", "positive"),

@@ -112,6 +112,20 @@ fn exclude_leaves_the_background_to_the_other_hosts() {
 }
 
 #[test]
+fn sources_from_reuses_another_classes_random_senders() {
+    // SRP paper §5.3's step: the hot-spot senders do uniform traffic until the onset.
+    let cfg = example_with(
+        "srp/hotspot40_background.toml",
+        &["simulation.warmup_ns=0", "simulation.measure_ns=5000", "traffic.0.start_ns=4000"],
+    );
+    let mut text = toml::to_string(&cfg).unwrap();
+    text.push_str("[[traffic]]\nname = \"warm-up\"\npattern = \"uniform\"\nload = 0.4\nstop_ns = 4000\nsources_from = \"hotspot\"\n");
+    let s = run(&text);
+    assert_eq!(s.classes["warm-up"].source_ids, s.classes["hotspot"].source_ids);
+    assert_eq!(s.classes["warm-up"].sources, 40);
+}
+
+#[test]
 fn the_648_node_fat_tree_of_36_port_switches() {
     // Thesis Paper IV: 36 leaves x 18 hosts under 18 spines. D-mod-K and NCA both deliver
     // uniform traffic below saturation at its offered rate.

@@ -431,3 +431,74 @@ message = {{ kind = "fixed", packets = 8 }}
     ax.set_title("SRP Fig. 14")
     r.figure = _save(fig, out)
     return r
+
+
+@target("srp-7", "Fig. 7: onset of a 40:1 hot spot over uniform 40% load, averaged over seeds")
+def srp7(out: Path, full: bool, jobs) -> Reproduction:
+    from ..transient import average_series, series
+
+    onset, end, seeds, bin_ns = (1_000_000, 3_000_000, 100, 1_000) if full else (200_000, 600_000, 8, 2_000)
+    # §5.3: warm up with uniform 40% (8-packet messages); at the onset the 40 hot-spot senders
+    # switch from uniform traffic to the hot spot, while the other hosts go on with uniform 40%
+    # among themselves throughout: that background is the series shown.
+    text = example("srp/hotspot40_background.toml").read_text() + f"""
+[[traffic]]
+name = "warm-up"
+pattern = "uniform"
+load = 0.4
+stop_ns = {onset}
+message = {{ kind = "fixed", packets = 8 }}
+sources_from = "hotspot"
+"""
+    common = {
+        "simulation.warmup_ns": 0,
+        "simulation.measure_ns": end,
+        "simulation.bin_ns": bin_ns,
+        "traffic.0.start_ns": onset,
+        "traffic.1.load": 0.4,
+        "traffic.1.message": {"kind": "fixed", "packets": 8},
+    }
+    keys = [(m, s) for m in MECHANISMS for s in range(1, seeds + 1)]
+    runs = run_many([(text, {**common, "cc.mechanism": m, "simulation.seed": s}) for m, s in keys], jobs)
+    by = {m: [r for (mm, _), r in zip(keys, runs) if mm == m] for m in MECHANISMS}
+    lat = {m: average_series([series(r, "background", "mean_packet_latency_ns") for r in by[m]]) for m in MECHANISMS}
+    acc = {m: average_series([series(r, "background", "accepted") for r in by[m]]) for m in MECHANISMS}
+
+    def window(df, a, b):
+        return df[(df.index >= a) & (df.index < b)]["mean"]
+
+    span = (end - onset) / 4
+    r = Reproduction("srp-7", f"SRP paper Fig. 7: hot-spot onset, mean of {seeds} seeds")
+    for m in MECHANISMS:
+        before_lat = window(lat[m], onset - span, onset).mean()
+        before_acc = window(acc[m], onset - span, onset).mean()
+        peak_lat = window(lat[m], onset, end).max() / before_lat
+        dip_acc = window(acc[m], onset, end).min() / before_acc
+        end_acc = window(acc[m], end - span, end).mean() / before_acc
+        if m == "srp":
+            r.check("SRP: background latency after onset", "no observable change", f"peak {peak_lat:.2f}x", "< 1.3x", peak_lat < 1.3)
+            r.check("SRP: background throughput after onset", "no observable change", f"min {dip_acc:.2f}x", "> 0.85x", dip_acc > 0.85)
+        elif m == "ecn":
+            r.check("ECN: latency spike", "large", f"peak {peak_lat:.1f}x", "> 3x", peak_lat > 3)
+            r.check("ECN: throughput dip", "large", f"min {dip_acc:.2f}x", "< 0.8x", dip_acc < 0.8)
+            if full:
+                r.check("ECN: recovered by the end (about 1 ms)", "recovers", f"{end_acc:.2f}x", "0.9x to 1.2x", 0.9 <= end_acc <= 1.2)
+        else:
+            r.check("baseline: never recovers", "saturated", f"{end_acc:.2f}x at the end", "< 0.5x", end_acc < 0.5)
+
+    fig, (a, b) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
+    for m in MECHANISMS:
+        for ax, df in ((a, lat[m]), (b, acc[m])):
+            t = (df.index - onset) / 1_000
+            ax.plot(t, df["mean"], label=LABEL[m])
+            ax.fill_between(t, df["mean"] - df["ci95"], df["mean"] + df["ci95"], alpha=0.25)
+    a.set_yscale("log")
+    a.set_ylabel("background latency (ns)")
+    b.set_ylabel("background accepted")
+    b.set_xlabel("time from the hot-spot onset (us)")
+    for ax in (a, b):
+        ax.axvline(0, ls="--", c="gray")
+    a.legend()
+    a.set_title(f"SRP Fig. 7 (mean of {seeds} seeds, 95% band)")
+    r.figure = _save(fig, out)
+    return r

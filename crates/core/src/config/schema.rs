@@ -308,6 +308,10 @@ pub struct TrafficConfig {
     /// classes (the SRP paper's combined pattern: background among the other nodes).
     #[serde(default)]
     pub exclude: Vec<String>,
+    /// Takes its sources from the named class (e.g. the hot-spot senders warming up with
+    /// uniform traffic before they switch, SRP paper §5.3).
+    #[serde(default)]
+    pub sources_from: Option<String>,
     /// `hotspot`: number of senders drawn at random (seeded) when `sources` is not given.
     #[serde(default)]
     pub senders: Option<u32>,

@@ -29,6 +29,14 @@ impl Config {
             }
         }
         for (i, t) in self.traffic.iter().enumerate() {
+            if let Some(x) = &t.sources_from {
+                if !names.contains(x) || x == &names[i] {
+                    return Err(ConfigError::new(format!("traffic[{i}].sources_from"), format!("`{x}` is not the name of another traffic class (names: {})", names.join(", "))));
+                }
+                if t.sources.is_some() || t.senders.is_some() {
+                    return Err(ConfigError::new(format!("traffic[{i}].sources_from"), "give the sources one way: sources, senders or sources_from"));
+                }
+            }
             for x in &t.exclude {
                 if !names.contains(x) || x == &names[i] {
                     return Err(ConfigError::new(format!("traffic[{i}].exclude"), format!("`{x}` is not the name of another traffic class (names: {})", names.join(", "))));

@@ -12,22 +12,31 @@ use rand::RngExt;
 pub fn resolve(cfg: &Config, topo: &Topology, end: Time) -> ConfigResult<Traffic> {
     let names: Vec<String> = cfg.traffic.iter().enumerate().map(|(i, t)| t.display_name(i)).collect();
     let mut classes: Vec<Option<Class>> = (0..cfg.traffic.len()).map(|_| None).collect();
-    // Classes that exclude others are resolved after the classes they name.
+    // Classes that refer to others (exclude, sources_from) are resolved after the classes they
+    // name, which may not refer to others themselves.
+    let refers = |t: &TrafficConfig| !t.exclude.is_empty() || t.sources_from.is_some();
     for pass in [false, true] {
         for (i, t) in cfg.traffic.iter().enumerate() {
-            if t.exclude.is_empty() == pass {
+            if refers(t) != pass {
                 continue;
             }
+            let resolved = |x: &String, key: &str| {
+                let j = names.iter().position(|m| m == x).expect("validated");
+                classes[j].as_ref().ok_or_else(|| {
+                    ConfigError::new(format!("traffic[{i}].{key}"), format!("`{x}` refers to other classes itself; name only classes without `exclude` or `sources_from`"))
+                })
+            };
             let mut removed: Vec<NodeId> = Vec::new();
             for x in &t.exclude {
-                let j = names.iter().position(|m| m == x).expect("validated");
-                let Some(other) = &classes[j] else {
-                    return Err(ConfigError::new(format!("traffic[{i}].exclude"), format!("`{x}` excludes classes itself; exclude only classes that have no `exclude`")));
-                };
+                let other = resolved(x, "exclude")?;
                 removed.extend(&other.sources);
                 removed.extend(other.dest);
             }
-            classes[i] = Some(class(cfg, topo, i, t, names[i].clone(), &removed, end)?);
+            let sources_from = match &t.sources_from {
+                Some(x) => Some(resolved(x, "sources_from")?.sources.clone()),
+                None => None,
+            };
+            classes[i] = Some(class(cfg, topo, i, t, names[i].clone(), &removed, sources_from, end)?);
         }
     }
     let classes: Vec<Class> = classes.into_iter().map(|c| c.expect("both passes cover every class")).collect();
@@ -55,7 +64,17 @@ fn node(topo: &Topology, r: &NodeRef, key: &str) -> ConfigResult<NodeId> {
     }
 }
 
-fn class(cfg: &Config, topo: &Topology, i: usize, t: &TrafficConfig, name: String, removed: &[NodeId], end: Time) -> ConfigResult<Class> {
+#[allow(clippy::too_many_arguments)]
+fn class(
+    cfg: &Config,
+    topo: &Topology,
+    i: usize,
+    t: &TrafficConfig,
+    name: String,
+    removed: &[NodeId],
+    sources_from: Option<Vec<NodeId>>,
+    end: Time,
+) -> ConfigResult<Class> {
     let key = format!("traffic[{i}]");
     let n = topo.hosts() as u32;
     let all: Vec<NodeId> = (0..n).filter(|h| !removed.contains(h)).collect();
@@ -64,6 +83,7 @@ fn class(cfg: &Config, topo: &Topology, i: usize, t: &TrafficConfig, name: Strin
         None => None,
     };
     let mut sources: Vec<NodeId> = match (&t.sources, t.pattern) {
+        _ if sources_from.is_some() => sources_from.expect("checked"),
         (Some(list), _) => {
             let mut v = Vec::new();
             for (j, r) in list.iter().enumerate() {
