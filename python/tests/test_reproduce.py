@@ -49,3 +49,12 @@ def test_transient_average_has_confidence_bands():
     assert avg["ci95"].iloc[0] == pytest.approx(1.96)
     assert avg["ci95"].iloc[1] == 0.0
     assert list(avg["seeds"]) == [2, 2]
+
+
+def test_outside_a_checkout_the_error_is_clean(tmp_path):
+    # The installed package (the README's `pip install .`) looks for examples/ in the current
+    # directory: elsewhere it says what to do, without a traceback.
+    p = subprocess.run(["lossless", "reproduce", "srp-1", "--out", str(tmp_path)], capture_output=True, text=True, cwd=tmp_path)
+    assert p.returncode == 2, p.stderr
+    assert "root of a lossless checkout" in p.stderr
+    assert "Traceback" not in p.stderr

@@ -9,19 +9,6 @@ use lossless_core::ids::{NodeId, PortId, SwitchId};
 use lossless_core::packet::{CcHeader, Packet};
 use lossless_core::{Config, Sim, Summary};
 
-const NONE: Hooks = Hooks {
-    switch_arrival: false,
-    queue_head: false,
-    occupancy: false,
-    transmit: false,
-    message: false,
-    inject_gate: false,
-    injected: false,
-    deliver: false,
-    control: false,
-    timer: false,
-};
-
 /// Control VC 0 (FIFO), data VC 1 (VOQ): the layout of the ECN network (SRP paper §4).
 fn two_vcs() -> Vec<VcSpec> {
     vec![VcSpec { class: VcClass::Control, voq: false }, VcSpec { class: VcClass::Data, voq: true }]
@@ -51,7 +38,7 @@ struct AckAndMark {
 const SPINE_MARK: u16 = 1;
 
 impl Mechanism for AckAndMark {
-    const HOOKS: Hooks = Hooks { deliver: true, control: true, transmit: true, ..NONE };
+    const HOOKS: Hooks = Hooks { deliver: true, control: true, transmit: true, ..Hooks::NONE };
     fn name(&self) -> &'static str {
         "ack-and-mark"
     }
@@ -99,7 +86,7 @@ struct Pacer {
 }
 
 impl Mechanism for Pacer {
-    const HOOKS: Hooks = Hooks { inject_gate: true, injected: true, ..NONE };
+    const HOOKS: Hooks = Hooks { inject_gate: true, injected: true, ..Hooks::NONE };
     fn name(&self) -> &'static str {
         "pacer"
     }
@@ -136,7 +123,7 @@ struct Dropper {
 }
 
 impl Mechanism for Dropper {
-    const HOOKS: Hooks = Hooks { queue_head: true, timer: true, message: true, ..NONE };
+    const HOOKS: Hooks = Hooks { queue_head: true, timer: true, message: true, ..Hooks::NONE };
     fn name(&self) -> &'static str {
         "dropper"
     }

@@ -110,7 +110,11 @@ def main(argv: list[str]) -> int:
         return 2
     all_ok = True
     for i in args.ids:
-        r = reproduce(i, args.out, args.full, args.jobs)
+        try:
+            r = reproduce(i, args.out, args.full, args.jobs)
+        except FileNotFoundError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
         print(f"\n{r.id}: {r.title}\n{r.table()}")
         if r.figure:
             print(f"figure: {r.figure}")

@@ -23,7 +23,9 @@ MECHANISMS = ["none", "ecn", "srp"]
 LABEL = {"none": "baseline", "ecn": "ECN", "srp": "SRP"}
 # SRP paper §4: zero-load in-flight latency between leaves, 4 links + 3 routers + 204.8 ns.
 ZERO_LOAD_NS = 410.8
-EPSILON = 0.05
+# SRP paper §4: a 2048-bit packet on a 10 Gb/s channel; 256 hosts.
+PACKET_NS = 204.8
+HOSTS = 256
 
 
 def _pct(x: float) -> str:
@@ -52,11 +54,7 @@ def _fig1_plot(runs, out: Path, title: str) -> Path:
         ax.set_ylim(0, 1.05)
         ax.legend()
     fig.suptitle(title)
-    fig.tight_layout()
-    path = out / "figure.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(fig, out)
 
 
 @target("srp-1", "Fig. 1: tree saturation on the simple network, baseline")
@@ -136,10 +134,7 @@ def srp5(out: Path, full: bool, jobs) -> Reproduction:
     b.set_ylabel("mean in-flight latency (ns)")
     b.legend()
     fig.suptitle("SRP Fig. 5: 40:1 hot spot (error bars: std dev over senders)")
-    fig.tight_layout()
-    r.figure = out / "figure.png"
-    fig.savefig(r.figure, dpi=120)
-    plt.close(fig)
+    r.figure = _save(fig, out)
     return r
 
 
@@ -170,14 +165,8 @@ def srp6(out: Path, full: bool, jobs) -> Reproduction:
         for hs, style in ((False, "--"), (True, "-")):
             ax.plot(loads, [acc[(m, hs, l)] for l in loads], style, marker="o", label=f"{LABEL[m]}{' + hot spot' if hs else ''}")
     ax.plot([0, 1], [0, 1], ":", c="gray")
-    ax.set_xlabel("background offered load")
-    ax.set_ylabel("background accepted throughput")
-    ax.legend(fontsize=8)
-    ax.set_title("SRP Fig. 6")
-    fig.tight_layout()
-    r.figure = out / "figure.png"
-    fig.savefig(r.figure, dpi=120)
-    plt.close(fig)
+    _finish(ax, "background offered load", "background accepted throughput", "SRP Fig. 6")
+    r.figure = _save(fig, out)
     return r
 
 
@@ -193,6 +182,13 @@ def _uniform_sweep(full: bool, jobs, mechanisms: tuple[str, ...] = tuple(MECHANI
     keys = [(m, l) for m in mechanisms for l in _loads(full)]
     points = [(example("fattree256_uniform.toml"), [*window, *extra, f'cc.mechanism="{m}"', f"traffic.0.load={l}"]) for m, l in keys]
     return dict(zip(keys, run_many(points, jobs)))
+
+
+def _finish(ax, xlabel: str, ylabel: str, title: str) -> None:
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend()
+    ax.set_title(title)
 
 
 def _save(fig, out: Path) -> Path:
@@ -221,11 +217,8 @@ def srp8(out: Path, full: bool, jobs) -> Reproduction:
     fig, ax = plt.subplots(figsize=(6, 4.5))
     for m in MECHANISMS:
         ax.plot(loads, [lat[(m, l)] for l in loads], marker="o", label=LABEL[m])
-    ax.set_xlabel("offered load")
-    ax.set_ylabel("mean packet latency (ns)")
     ax.set_yscale("log")
-    ax.legend()
-    ax.set_title("SRP Fig. 8")
+    _finish(ax, "offered load", "mean packet latency (ns)", "SRP Fig. 8")
     r.figure = _save(fig, out)
     return r
 
@@ -254,10 +247,7 @@ def srp10(out: Path, full: bool, jobs) -> Reproduction:
     ax.plot(loads, [_mean_utilization(runs[("none", l)]) for l in loads], marker="o", label="baseline")
     ax.plot(loads, [_mean_utilization(runs[("srp", l)]) for l in loads], marker="o", label="SRP")
     ax.plot(loads, [_mean_utilization(ones[("srp", l)]) for l in loads], marker="s", ls="--", label="SRP, 1-packet messages, n_min=1")
-    ax.set_xlabel("offered load")
-    ax.set_ylabel("mean channel utilization")
-    ax.legend()
-    ax.set_title("SRP Fig. 10")
+    _finish(ax, "offered load", "mean channel utilization", "SRP Fig. 10")
     r.figure = _save(fig, out)
     return r
 
@@ -267,14 +257,8 @@ def srp11(out: Path, full: bool, jobs) -> Reproduction:
     loads = _loads(full)
     runs = _uniform_sweep(full, jobs)
 
-    def rate(run, counter):
-        # Packets per host per packet time: a fraction of the injection link rate.
-        s = run.summary
-        packet_time_ns = 204.8
-        return run.cc[counter] * packet_time_ns / (256 * (s["warmup_ns"] + s["measure_ns"]))
-
-    inj = {l: rate(runs[("srp", l)], "speculative_injected") for l in loads}
-    drop = {l: rate(runs[("srp", l)], "speculative_dropped") for l in loads}
+    inj = {l: _rate(runs[("srp", l)], "speculative_injected") for l in loads}
+    drop = {l: _rate(runs[("srp", l)], "speculative_dropped") for l in loads}
     r = Reproduction("srp-11", "SRP paper Fig. 11: speculative VC")
     peak = max(loads, key=lambda l: inj[l])
     r.check("speculative injection peak", "near 50% load", f"{peak:.0%}", "40% to 60%", 0.4 <= peak <= 0.6)
@@ -285,10 +269,7 @@ def srp11(out: Path, full: bool, jobs) -> Reproduction:
     fig, ax = plt.subplots(figsize=(6, 4.5))
     ax.plot(loads, [inj[l] for l in loads], marker="o", label="speculative injection")
     ax.plot(loads, [drop[l] for l in loads], marker="s", label="speculative drops")
-    ax.set_xlabel("offered load")
-    ax.set_ylabel("rate (fraction of link rate)")
-    ax.legend()
-    ax.set_title("SRP Fig. 11")
+    _finish(ax, "offered load", "rate (fraction of link rate)", "SRP Fig. 11")
     r.figure = _save(fig, out)
     return r
 
@@ -331,19 +312,20 @@ def srp9(out: Path, full: bool, jobs) -> Reproduction:
     for i, m in enumerate(MECHANISMS):
         ax.bar([x + i * width for x in range(len(sizes))], [sat[(m, n)] for n, _ in sizes], width, label=LABEL[m])
     ax.set_xticks([x + width for x in range(len(sizes))], [n for n, _ in sizes])
-    ax.set_xlabel("message size (packets)")
-    ax.set_ylabel("saturation throughput")
     ax.set_ylim(0, 1)
-    ax.legend()
-    ax.set_title("SRP Fig. 9")
+    _finish(ax, "message size (packets)", "saturation throughput", "SRP Fig. 9")
     r.figure = _save(fig, out)
     return r
 
 
-def _drop_rate(run) -> float:
-    """Speculative drops per host per packet time (a fraction of the injection link rate)."""
+def _rate(run, counter: str) -> float:
+    """A whole-run SRP counter per host per packet time (a fraction of the injection link rate)."""
     s = run.summary
-    return run.cc["speculative_dropped"] * 204.8 / (256 * (s["warmup_ns"] + s["measure_ns"]))
+    return run.cc[counter] * PACKET_NS / (HOSTS * (s["warmup_ns"] + s["measure_ns"]))
+
+
+def _drop_rate(run) -> float:
+    return _rate(run, "speculative_dropped")
 
 
 def _halving(out: Path, r: Reproduction, values, label: str, loads, runs, paper: str) -> Reproduction:
@@ -355,10 +337,7 @@ def _halving(out: Path, r: Reproduction, values, label: str, loads, runs, paper:
     fig, ax = plt.subplots(figsize=(6, 4.5))
     for v in values:
         ax.plot(loads, [_drop_rate(runs[(v, l)]) for l in loads], marker="o", label=f"{label} = {v}")
-    ax.set_xlabel("offered load")
-    ax.set_ylabel("speculative drop rate (fraction of link rate)")
-    ax.legend()
-    ax.set_title(r.title)
+    _finish(ax, "offered load", "speculative drop rate (fraction of link rate)", r.title)
     r.figure = _save(fig, out)
     return r
 
@@ -425,10 +404,7 @@ message = {{ kind = "fixed", packets = 8 }}
         sel = sr[sr.index >= lo]
         ax.plot((sel.index - onset) / 1_000, sel.values, label=LABEL[m])
     ax.axvline(0, ls="--", c="gray")
-    ax.set_xlabel("time from the impulse (us)")
-    ax.set_ylabel("background accepted throughput (1 us bins)")
-    ax.legend()
-    ax.set_title("SRP Fig. 14")
+    _finish(ax, "time from the impulse (us)", "background accepted throughput (1 us bins)", "SRP Fig. 14")
     r.figure = _save(fig, out)
     return r
 

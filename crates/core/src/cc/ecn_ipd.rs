@@ -93,18 +93,7 @@ impl EcnIpd {
 }
 
 impl Mechanism for EcnIpd {
-    const HOOKS: Hooks = Hooks {
-        switch_arrival: false,
-        queue_head: false,
-        occupancy: false,
-        transmit: true,
-        message: false,
-        inject_gate: true,
-        injected: true,
-        deliver: true,
-        control: true,
-        timer: false,
-    };
+    const HOOKS: Hooks = Hooks { transmit: true, inject_gate: true, injected: true, deliver: true, control: true, ..Hooks::NONE };
 
     fn name(&self) -> &'static str {
         "ecn"

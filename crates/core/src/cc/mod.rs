@@ -41,6 +41,7 @@ pub struct VcSpec {
 }
 
 /// Which hooks a mechanism uses; the engine does not even prepare the arguments of the others.
+/// Mechanisms write `Hooks { transmit: true, ..Hooks::NONE }`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Hooks {
     pub switch_arrival: bool,
@@ -53,6 +54,21 @@ pub struct Hooks {
     pub deliver: bool,
     pub control: bool,
     pub timer: bool,
+}
+
+impl Hooks {
+    pub const NONE: Hooks = Hooks {
+        switch_arrival: false,
+        queue_head: false,
+        occupancy: false,
+        transmit: false,
+        message: false,
+        inject_gate: false,
+        injected: false,
+        deliver: false,
+        control: false,
+        timer: false,
+    };
 }
 
 /// Whether a NIC send queue may inject its next packet.

@@ -8,18 +8,7 @@ pub struct NoCc {
 }
 
 impl Mechanism for NoCc {
-    const HOOKS: Hooks = Hooks {
-        switch_arrival: false,
-        queue_head: false,
-        occupancy: false,
-        transmit: false,
-        message: false,
-        inject_gate: false,
-        injected: false,
-        deliver: false,
-        control: false,
-        timer: false,
-    };
+    const HOOKS: Hooks = Hooks::NONE;
 
     fn name(&self) -> &'static str {
         "none"

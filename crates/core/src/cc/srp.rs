@@ -148,18 +148,7 @@ impl Srp {
 }
 
 impl Mechanism for Srp {
-    const HOOKS: Hooks = Hooks {
-        switch_arrival: false,
-        queue_head: true,
-        occupancy: false,
-        transmit: false,
-        message: false,
-        inject_gate: true,
-        injected: true,
-        deliver: true,
-        control: true,
-        timer: false,
-    };
+    const HOOKS: Hooks = Hooks { queue_head: true, inject_gate: true, injected: true, deliver: true, control: true, ..Hooks::NONE };
 
     fn name(&self) -> &'static str {
         "srp"
