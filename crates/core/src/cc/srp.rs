@@ -330,7 +330,7 @@ impl Mechanism for Srp {
             ("speculative_dropped", c.speculative_dropped),
             ("nacks", c.nacks),
             ("bypassed", c.bypassed),
-            ("reservation_rtt_ns_mean", if c.grants > 0 { c.reservation_rtt_ps / c.grants / 1_000 } else { 0 }),
+            ("reservation_rtt_ns_mean", c.reservation_rtt_ps.checked_div(c.grants).unwrap_or(0) / 1_000),
         ]
     }
 }
