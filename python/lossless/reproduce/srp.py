@@ -17,6 +17,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from ..parallel import run_many  # noqa: E402
 from ..saturation import saturation  # noqa: E402
+from ..transient import average_series, series  # noqa: E402
 from . import Reproduction, example, target  # noqa: E402
 
 MECHANISMS = ["none", "ecn", "srp"]
@@ -384,12 +385,8 @@ message = {{ kind = "fixed", packets = 8 }}
     window = {"simulation.warmup_ns": 0, "simulation.measure_ns": end, "simulation.bin_ns": 1_000}
     runs = dict(zip(["none", "srp"], run_many([(text, {**window, "cc.mechanism": m}) for m in ["none", "srp"]], jobs)))
 
-    def series(run):
-        ts = run.timeseries
-        return ts[ts["class"] == "uniform"].set_index("bin_start_ns")["accepted"]
-
     r = Reproduction("srp-14", "SRP paper Fig. 14: impulse")
-    srp, base = series(runs["srp"]), series(runs["none"])
+    srp, base = (series(runs[m], "uniform", "accepted") for m in ("srp", "none"))
     before = srp[(srp.index >= onset - 50_000) & (srp.index < onset)].mean()
     dip = srp[(srp.index >= onset) & (srp.index < onset + 20_000)].min()
     after = srp[(srp.index >= onset + 20_000)].mean()
@@ -411,8 +408,6 @@ message = {{ kind = "fixed", packets = 8 }}
 
 @target("srp-7", "Fig. 7: onset of a 40:1 hot spot over uniform 40% load, averaged over seeds")
 def srp7(out: Path, full: bool, jobs) -> Reproduction:
-    from ..transient import average_series, series
-
     onset, end, seeds, bin_ns = (1_000_000, 3_000_000, 100, 1_000) if full else (200_000, 600_000, 8, 2_000)
     # §5.3: warm up with uniform 40% (8-packet messages); at the onset the 40 hot-spot senders
     # switch from uniform traffic to the hot spot, while the other hosts go on with uniform 40%
