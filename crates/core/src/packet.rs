@@ -43,6 +43,9 @@ pub struct Packet {
     /// Output port chosen at the current switch.
     pub out_port: PortId,
     pub hdr: CcHeader,
+    /// Identity of a data packet, kept by its retransmissions (0 for control packets): the
+    /// receiver counts a packet delivered twice once.
+    pub uid: u64,
 }
 
 #[derive(Default)]

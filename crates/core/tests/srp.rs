@@ -87,3 +87,25 @@ fn messages_below_n_min_bypass_the_protocol() {
     assert_eq!(srp.cc["bypassed"], srp.counters.injected);
     assert_eq!(srp.classes["uniform"].packet_latency_ns, base.classes["uniform"].packet_latency_ns);
 }
+
+#[test]
+fn resending_options_count_duplicates_once() {
+    // §3 in-order mode and §6.1 fast retransmit resend unanswered speculative packets; when
+    // both copies arrive, the second is counted as a duplicate and not delivered again.
+    for option in ["cc.srp.in_order=true", "cc.srp.fast_retransmit=true"] {
+        let s = run_config(&example_with(
+            "srp/hotspot40_background.toml",
+            &["cc.mechanism=\"srp\"", option, "simulation.warmup_ns=20000", "simulation.measure_ns=100000"],
+        ));
+        let k = &s.counters;
+        assert!(s.cc["resent_early"] > 100, "{option}: copies were resent");
+        assert!(k.duplicates > 0 && k.duplicates <= s.cc["resent_early"], "{option}: {} duplicates", k.duplicates);
+        // Each generated packet is delivered at most once.
+        assert!(k.delivered <= k.generated - k.queued, "{option}");
+        assert_eq!(k.injected, k.delivered + k.duplicates + k.dropped + k.in_flight, "{option}");
+    }
+    // Without the options nothing is delivered twice.
+    let s = hotspot("srp");
+    assert_eq!(s.counters.duplicates, 0);
+    assert_eq!(s.cc["resent_early"], 0);
+}

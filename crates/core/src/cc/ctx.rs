@@ -30,6 +30,7 @@ pub struct Ctx<'a> {
     pub(crate) rng: &'a mut Stream,
     pub(crate) control_sent: &'a mut u64,
     pub(crate) deferred: &'a mut Vec<Deferred>,
+    pub(crate) copies: &'a mut crate::nic::Copies,
 }
 
 impl Ctx<'_> {
@@ -59,6 +60,7 @@ impl Ctx<'_> {
             tail_in: 0,
             out_port: 0,
             hdr,
+            uid: 0,
         })
     }
 
@@ -80,8 +82,21 @@ impl Ctx<'_> {
 
     /// Hands `pkt` back to send queue `qp` of `node` to be sent again (with its original
     /// creation time, so its latency counts from then). The queue must not have been released.
+    /// If the original may still arrive, track it first (`track_copies`).
     pub fn retransmit(&mut self, node: NodeId, qp: QpId, pkt: Packet) {
+        self.copies.resent(pkt.uid);
         self.deferred.push(Deferred::Retransmit { node, qp, pkt });
+    }
+
+    /// The data packet `uid`, just injected, may be resent while it can still arrive: the
+    /// receiver remembers its arrival so that a second one counts as a duplicate.
+    pub fn track_copies(&mut self, uid: u64) {
+        self.copies.track(uid);
+    }
+
+    /// The sender learnt the outcome of tracked packet `uid` (its ACK or NACK).
+    pub fn settle(&mut self, uid: u64) {
+        self.copies.settle(uid);
     }
 
     /// Calls the mechanism's `on_timer(token)` at time `at`.

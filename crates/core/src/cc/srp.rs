@@ -20,7 +20,10 @@
 //! VCs (§4): reservations (0) and grants/ACKs/NACKs (1) on two control VCs above the data VC
 //! (2, VOQ), and the speculative VC (3, FIFO) below it.
 //!
-//! Not implemented yet: the in-order mode (§3) and fast retransmit (§6.1) the paper discusses.
+//! Options the paper discusses (off by default, as in its experiments): the in-order mode (§3)
+//! resends, at t_s, every speculative packet still unanswered; fast retransmit (§6.1) resends
+//! them once every other packet of the reservation is sent. Either may deliver a packet twice;
+//! the receiver counts the second arrival as a duplicate.
 
 use super::{Ctx, Gate, Hooks, Mechanism, QueueView, VcClass, VcSpec, Verdict};
 use crate::config::Config;
@@ -49,6 +52,8 @@ pub struct Srp {
     ttw: Time,
     n_min: u32,
     n_max: u32,
+    in_order: bool,
+    fast_retransmit: bool,
     /// A data packet's time on an ejection channel.
     tau_p: Time,
     router_latency: Time,
@@ -68,6 +73,7 @@ struct Counters {
     speculative_dropped: u64,
     nacks: u64,
     bypassed: u64,
+    resent_early: u64,
     reservation_rtt_ps: u64,
 }
 
@@ -86,8 +92,9 @@ struct Queue {
     chunk: Option<Chunk>,
     next_chunk: u32,
     next_seq: u32,
-    /// Speculative packets not yet ACKed or NACKed, by sequence number.
-    retained: Vec<(u32, Packet)>,
+    /// Speculative packets not yet ACKed or NACKed, by sequence number, and whether a copy was
+    /// already resent (in-order mode, fast retransmit).
+    retained: Vec<(u32, Packet, bool)>,
     /// The gate's last decision, which the packet injected next follows.
     kind: Kind,
 }
@@ -105,6 +112,8 @@ struct Chunk {
     unanswered: u32,
     /// NACKed packets handed back and not yet re-sent.
     to_resend: u32,
+    /// The in-order mode's resend at t_s is done.
+    resent_at_start: bool,
 }
 
 impl Srp {
@@ -115,6 +124,8 @@ impl Srp {
             ttw: ps_from_ns(s.ttw_ns),
             n_min: s.n_min,
             n_max: s.n_max,
+            in_order: s.in_order,
+            fast_retransmit: s.fast_retransmit,
             tau_p: Rate::from_gbps(cfg.topology.link().bandwidth_gbps).serialization(cfg.nic.data_packet_bytes),
             router_latency: ps_from_ns(cfg.switch.router_latency_ns),
             voq: cfg.switch.voq,
@@ -137,6 +148,24 @@ impl Srp {
         if q.chunk.as_ref().is_some_and(|c| c.sent == c.n && c.unanswered == 0 && c.to_resend == 0) {
             q.chunk = None;
             ctx.wake_nic(node);
+        }
+    }
+
+    /// Resends a copy of every unanswered speculative packet of `qp` not resent yet (§3 in-order
+    /// mode, §6.1 fast retransmit). The originals stay unanswered until their ACK or NACK.
+    fn resend_outstanding(&mut self, ctx: &mut Ctx, node: NodeId, qp: QpId) {
+        let q = self.queue(qp);
+        let mut copies = Vec::new();
+        for (_, pkt, resent) in q.retained.iter_mut().filter(|(_, _, r)| !*r) {
+            *resent = true;
+            copies.push(Packet { hdr: CcHeader { flags: RETRANSMITTED, ..Default::default() }, ..*pkt });
+        }
+        if let Some(c) = q.chunk.as_mut() {
+            c.to_resend += copies.len() as u32;
+        }
+        self.c.resent_early += copies.len() as u64;
+        for copy in copies {
+            ctx.retransmit(node, qp, copy);
         }
     }
 
@@ -183,7 +212,7 @@ impl Mechanism for Srp {
 
     fn inject_gate(&mut self, ctx: &mut Ctx, v: QueueView) -> Gate {
         let now = ctx.now();
-        let (n_min, n_max) = (self.n_min, self.n_max);
+        let (n_min, n_max, in_order) = (self.n_min, self.n_max, self.in_order);
         let q = self.queue(v.qp);
         let when_reserved = |start: Option<Time>| match start {
             Some(t) if t <= now => Gate::Now(DATA_VC),
@@ -202,7 +231,17 @@ impl Mechanism for Srp {
             let n = v.head_message_left.min(n_max);
             let id = q.next_chunk;
             q.next_chunk = q.next_chunk.wrapping_add(1);
-            q.chunk = Some(Chunk { id, n, sent: 0, reserved_at: now, start: None, speculation_over: false, unanswered: 0, to_resend: 0 });
+            q.chunk = Some(Chunk {
+                id,
+                n,
+                sent: 0,
+                reserved_at: now,
+                start: None,
+                speculation_over: false,
+                unanswered: 0,
+                to_resend: 0,
+                resent_at_start: false,
+            });
             let hdr = CcHeader { a: n, b: v.qp, stamp: id as Time, ..Default::default() };
             ctx.send_control(v.src, v.dst, RESERVATION_VC, RESERVATION, hdr);
             self.c.reservations += 1;
@@ -215,6 +254,13 @@ impl Mechanism for Srp {
         }
         if c.start.is_some() {
             q.kind = Kind::Reserved;
+            let started = c.start.is_some_and(|t| t <= now);
+            if started && in_order && !c.resent_at_start {
+                // At t_s the unanswered speculative packets go again, ahead of the rest.
+                q.chunk.as_mut().expect("present").resent_at_start = true;
+                self.resend_outstanding(ctx, v.src, v.qp);
+                return Gate::Hold; // the resent copies wake the NIC
+            }
             when_reserved(c.start)
         } else if !c.speculation_over {
             q.kind = Kind::Speculative;
@@ -226,6 +272,7 @@ impl Mechanism for Srp {
     }
 
     fn on_injected(&mut self, ctx: &mut Ctx, v: QueueView, pkt: &mut Packet) {
+        let resends = self.in_order || self.fast_retransmit;
         let q = self.queue(v.qp);
         match q.kind {
             Kind::Bypass => self.c.bypassed += 1,
@@ -239,12 +286,19 @@ impl Mechanism for Srp {
                 let seq = q.next_seq;
                 q.next_seq = q.next_seq.wrapping_add(1);
                 pkt.hdr = CcHeader { flags: SPECULATIVE, b: seq, ..Default::default() };
-                q.retained.push((seq, *pkt));
+                q.retained.push((seq, *pkt, false));
+                if resends {
+                    ctx.track_copies(pkt.uid);
+                }
                 let c = q.chunk.as_mut().expect("gated by a reservation");
                 c.sent += 1;
                 c.unanswered += 1;
                 self.c.speculative_injected += 1;
             }
+        }
+        let all_sent = self.queue(v.qp).chunk.as_ref().is_some_and(|c| c.sent == c.n);
+        if self.fast_retransmit && all_sent {
+            self.resend_outstanding(ctx, v.src, v.qp);
         }
         // The last packet may have gone non-speculatively after every ACK was in.
         self.try_close(ctx, v.src, v.qp);
@@ -294,8 +348,9 @@ impl Mechanism for Srp {
             PacketKind::Control(ACK) => {
                 let (qp, seq) = (pkt.hdr.b, pkt.hdr.a);
                 let q = self.queue(qp);
-                if let Some(i) = q.retained.iter().position(|(s, _)| *s == seq) {
-                    q.retained.swap_remove(i);
+                if let Some(i) = q.retained.iter().position(|(s, _, _)| *s == seq) {
+                    let (_, original, _) = q.retained.swap_remove(i);
+                    ctx.settle(original.uid);
                     if let Some(c) = q.chunk.as_mut() {
                         c.unanswered -= 1;
                     }
@@ -305,15 +360,18 @@ impl Mechanism for Srp {
             PacketKind::Control(NACK) => {
                 let (qp, seq) = (pkt.hdr.b, pkt.hdr.a);
                 let q = self.queue(qp);
-                if let Some(i) = q.retained.iter().position(|(s, _)| *s == seq) {
-                    let (_, mut copy) = q.retained.swap_remove(i);
+                if let Some(i) = q.retained.iter().position(|(s, _, _)| *s == seq) {
+                    let (_, mut copy, resent) = q.retained.swap_remove(i);
+                    ctx.settle(copy.uid);
                     let c = q.chunk.as_mut().expect("an unanswered packet keeps its reservation open");
                     c.unanswered -= 1;
-                    c.to_resend += 1;
                     c.speculation_over = true;
-                    copy.hdr = CcHeader { flags: RETRANSMITTED, ..Default::default() };
+                    if !resent {
+                        c.to_resend += 1;
+                        copy.hdr = CcHeader { flags: RETRANSMITTED, ..Default::default() };
+                        ctx.retransmit(node, qp, copy);
+                    }
                     self.c.nacks += 1;
-                    ctx.retransmit(node, qp, copy);
                 }
             }
             _ => {}
@@ -330,6 +388,7 @@ impl Mechanism for Srp {
             ("speculative_dropped", c.speculative_dropped),
             ("nacks", c.nacks),
             ("bypassed", c.bypassed),
+            ("resent_early", c.resent_early),
             ("reservation_rtt_ns_mean", c.reservation_rtt_ps.checked_div(c.grants).unwrap_or(0) / 1_000),
         ]
     }

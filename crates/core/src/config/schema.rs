@@ -248,11 +248,17 @@ pub struct SrpConfig {
     pub n_max: u32,
     /// n_min: messages shorter than this bypass reservation: 4 packets.
     pub n_min: u32,
+    /// In-order mode (§3): at t_s, resend every speculative packet still unanswered, so packets
+    /// arrive in order at the cost of duplicates. Off in the paper's experiments.
+    pub in_order: bool,
+    /// Fast retransmit (§6.1): resend the unanswered speculative packets once every other
+    /// packet of the reservation is sent. Off in the paper's experiments.
+    pub fast_retransmit: bool,
 }
 
 impl Default for SrpConfig {
     fn default() -> Self {
-        SrpConfig { epsilon: 0.05, ttw_ns: 1_300.0, n_max: 16, n_min: 4 }
+        SrpConfig { epsilon: 0.05, ttw_ns: 1_300.0, n_max: 16, n_min: 4, in_order: false, fast_retransmit: false }
     }
 }
 

@@ -77,5 +77,78 @@ impl SendQueues {
     }
 }
 
+/// Receiver-side memory of data packets that a mechanism may resend while the original can
+/// still arrive (SRP's in-order mode and fast retransmit), so that the second arrival counts as a
+/// duplicate. A packet is tracked from its injection (`Ctx::track_copies`) until the sender has
+/// learnt its outcome (`Ctx::settle`, on its ACK or NACK) and no copy of it is in flight, as a
+/// receive window advanced by the sender would; untracked packets cost nothing.
+#[derive(Default)]
+pub struct Copies {
+    entries: FxHashMap<u64, Copy>,
+}
+
+#[derive(Clone, Copy)]
+struct Copy {
+    in_flight: u8,
+    delivered: bool,
+    settled: bool,
+}
+
+impl Copies {
+    pub fn track(&mut self, uid: u64) {
+        self.entries.insert(uid, Copy { in_flight: 1, delivered: false, settled: false });
+    }
+
+    /// A copy of `uid` was resent.
+    pub fn resent(&mut self, uid: u64) {
+        if let Some(e) = self.entries.get_mut(&uid) {
+            e.in_flight += 1;
+        }
+    }
+
+    /// A copy of `uid` arrived: true if it is the first (deliver it), false for a duplicate.
+    #[inline]
+    pub fn arrived(&mut self, uid: u64) -> bool {
+        if self.entries.is_empty() {
+            return true; // nothing tracked: the usual case, without hashing
+        }
+        let Some(e) = self.entries.get_mut(&uid) else { return true };
+        let first = !e.delivered;
+        e.delivered = true;
+        e.in_flight -= 1;
+        self.forget_if_done(uid);
+        first
+    }
+
+    pub fn dropped(&mut self, uid: u64) {
+        if let Some(e) = self.entries.get_mut(&uid) {
+            e.in_flight -= 1;
+            self.forget_if_done(uid);
+        }
+    }
+
+    pub fn settle(&mut self, uid: u64) {
+        if let Some(e) = self.entries.get_mut(&uid) {
+            e.settled = true;
+            self.forget_if_done(uid);
+        }
+    }
+
+    fn forget_if_done(&mut self, uid: u64) {
+        if self.entries.get(&uid).is_some_and(|e| e.settled && e.in_flight == 0) {
+            self.entries.remove(&uid);
+        }
+    }
+
+    /// Packets tracked now (for tests of the memory bound).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
 /// Control packets waiting at each NIC.
 pub type ControlQueues = Vec<VecDeque<PacketId>>;

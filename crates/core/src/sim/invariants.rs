@@ -72,11 +72,11 @@ impl<M: Mechanism> Sim<M> {
             }
         }
         let k = &self.stats.counters;
-        let expected = k.injected - k.delivered - k.dropped;
+        let expected = k.injected - k.delivered - k.duplicates - k.dropped;
         if data_in_network != expected {
             return Err(format!(
-                "conservation: {data_in_network} data packets in the network but injected {} - delivered {} - dropped {} = {expected}",
-                k.injected, k.delivered, k.dropped
+                "conservation: {data_in_network} data packets in the network but injected {} - delivered {} - duplicates {} - dropped {} = {expected}",
+                k.injected, k.delivered, k.duplicates, k.dropped
             ));
         }
         let queued_control: u64 = self.control.iter().map(|q| q.len() as u64).sum();

@@ -26,6 +26,7 @@ macro_rules! mech_ctx {
             rng: &mut $s.mech_rng,
             control_sent: &mut $s.stats.counters.control_sent,
             deferred: &mut $s.deferred,
+            copies: &mut $s.copies,
         }
     };
 }
@@ -39,7 +40,7 @@ use crate::config::{Config, Mechanism as MechanismName};
 use crate::engine::{Event, EventQueue};
 use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{Endpoint, Vc};
-use crate::nic::{ControlQueues, Nic, SendQueues};
+use crate::nic::{ControlQueues, Copies, Nic, SendQueues};
 use crate::packet::Slab;
 use crate::rng::{stream, Family, Stream};
 use crate::routing::Routing;
@@ -120,6 +121,10 @@ pub struct Sim<M: Mechanism> {
     pub(crate) mech_rng: Stream,
     /// Actions hooks asked for, carried out after the current event.
     pub(crate) deferred: Vec<Deferred>,
+    /// Data packets that may be delivered twice.
+    pub(crate) copies: Copies,
+    /// Next data packet identity.
+    pub(crate) next_uid: u64,
     pub(crate) p: Params,
 }
 
@@ -173,6 +178,8 @@ impl<M: Mechanism> Sim<M> {
             stats,
             mech_rng: stream(seed, Family::Mechanism, 0),
             deferred: Vec::new(),
+            copies: Copies::default(),
+            next_uid: 1,
             p: Params {
                 router_latency: ps_from_ns(cfg.switch.router_latency_ns),
                 in_cap,

@@ -161,7 +161,9 @@ impl<M: Mechanism> Sim<M> {
             tail_in: 0,
             out_port: 0,
             hdr: CcHeader::default(),
+            uid: self.next_uid,
         };
+        self.next_uid += 1;
         let finished = (msg.sent == msg.packets).then_some(msg.source);
         if finished.is_some() {
             q.messages.pop_front();
@@ -239,7 +241,13 @@ impl<M: Mechanism> Sim<M> {
         self.events.push(self.now + self.topo.channels[ch as usize].latency, Event::Credit { ch, vc: p.vc, bytes: p.bytes });
         match p.kind {
             PacketKind::Data => {
-                self.stats.delivered(self.now, &p);
+                // Mechanisms see every arrival (a duplicate still gets its ACK); statistics
+                // count a packet once.
+                if self.copies.arrived(p.uid) {
+                    self.stats.delivered(self.now, &p);
+                } else {
+                    self.stats.counters.duplicates += 1;
+                }
                 if M::HOOKS.deliver {
                     let mut ctx = mech_ctx!(self);
                     self.mech.on_deliver(&mut ctx, node, &p);

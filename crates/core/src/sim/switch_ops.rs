@@ -132,6 +132,7 @@ impl<M: Mechanism> Sim<M> {
         self.return_credit(s, port, p.vc, p.bytes, self.now.max(p.tail_in));
         if p.kind == PacketKind::Data {
             self.stats.counters.dropped += 1;
+            self.copies.dropped(p.uid);
         }
         self.slab.release(pkt);
         if let Some(n) = next {

@@ -49,6 +49,8 @@ pub struct RawCounters {
     pub hops: u64,
     /// Data packets injected again after a drop (included in `injected`).
     pub retransmitted: u64,
+    /// Second arrivals of a data packet (a resent copy and its original), not in `delivered`.
+    pub duplicates: u64,
 }
 
 pub struct Stats {

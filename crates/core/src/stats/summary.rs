@@ -42,8 +42,10 @@ pub struct Counters {
     pub control_delivered: u64,
     /// Channel traversals by any packet over the whole run.
     pub hops: u64,
-    /// Data packets injected again after a drop (included in `injected`).
+    /// Data packets injected again (included in `injected`).
     pub retransmitted: u64,
+    /// Second arrivals of a data packet, discarded (not in `delivered`).
+    pub duplicates: u64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -181,13 +183,14 @@ impl Summary {
                 generated: k.generated_packets,
                 injected: k.injected,
                 delivered: k.delivered,
-                in_flight: k.injected - k.delivered - k.dropped,
+                in_flight: k.injected - k.delivered - k.duplicates - k.dropped,
                 dropped: k.dropped,
                 queued: c.queued,
                 control_sent: k.control_sent,
                 control_delivered: k.control_delivered,
                 hops: k.hops,
                 retransmitted: k.retransmitted,
+                duplicates: k.duplicates,
             },
             max_link_utilization: links.iter().map(|l| l.utilization).fold(0.0, f64::max),
             links,
