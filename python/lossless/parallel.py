@@ -8,9 +8,19 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from .run import ConfigLike, Result, run
+
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def map_parallel(f: Callable[[T], R], items: Iterable[T], jobs: int | None = None) -> list[R]:
+    """`f` over `items` on `jobs` threads (default: the number of cores), results in order."""
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        return list(pool.map(f, items))
 
 
 def run_many(
@@ -21,7 +31,4 @@ def run_many(
 
     jobs: simulations at once (default: the number of cores).
     """
-    points = list(points)
-    jobs = jobs or os.cpu_count() or 1
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(lambda p: run(p[0], set=p[1]), points))
+    return map_parallel(lambda p: run(p[0], set=p[1]), points, jobs)

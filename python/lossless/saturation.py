@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from .run import ConfigLike, Result, run
+from .run import ConfigLike, Result, _overrides, run
 
 
 @dataclass(frozen=True)
@@ -35,16 +35,6 @@ class Saturation:
     below: Point
     above: Point | None
     points: list[Point] = field(default_factory=list)
-
-
-def _overrides(set: Sequence[str] | Mapping[str, Any] | None) -> list[str]:
-    if set is None:
-        return []
-    if isinstance(set, Mapping):
-        from .run import _toml_value
-
-        return [f"{k}={_toml_value(v)}" for k, v in set.items()]
-    return list(set)
 
 
 def saturation(
@@ -65,7 +55,7 @@ def saturation(
     """
     if not (0 < low < high <= 1) or resolution <= 0 or gap <= 0 or latency_factor <= 1:
         raise ValueError("need 0 < low < high <= 1, resolution > 0, gap > 0 and latency_factor > 1")
-    base = _overrides(set)
+    base = _overrides(None, set)
     points: list[Point] = []
     reference: list[float] = []
 

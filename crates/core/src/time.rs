@@ -31,10 +31,6 @@ impl Rate {
         Rate { mbps: (gbps * 1_000.0).round() as u64 }
     }
 
-    pub fn gbps(self) -> f64 {
-        self.mbps as f64 / 1_000.0
-    }
-
     /// Time to serialize `bytes` at this rate, rounded up so that a tail never arrives early.
     pub fn serialization(self, bytes: u32) -> Time {
         // bits * 1e6 / Mb/s = ps

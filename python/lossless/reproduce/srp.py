@@ -15,7 +15,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from ..parallel import run_many  # noqa: E402
+from ..parallel import map_parallel, run_many  # noqa: E402
 from ..saturation import saturation  # noqa: E402
 from ..transient import average_series, series  # noqa: E402
 from . import Reproduction, example, target  # noqa: E402
@@ -282,9 +282,6 @@ SIZES = [("1", {"kind": "fixed", "packets": 1}), ("2", {"kind": "fixed", "packet
 
 @target("srp-9", "Fig. 9: saturation throughput by message size, uniform random")
 def srp9(out: Path, full: bool, jobs) -> Reproduction:
-    from concurrent.futures import ThreadPoolExecutor
-    import os
-
     window = {"simulation.warmup_ns": 100_000 if full else 50_000, "simulation.measure_ns": 1_000_000 if full else 200_000}
     sizes = SIZES if full else [s for s in SIZES if s[0] in ("1", "4", "16", "64", "Bi")]
     keys = [(m, name) for m in MECHANISMS for name, _ in sizes]
@@ -295,8 +292,7 @@ def srp9(out: Path, full: bool, jobs) -> Reproduction:
         over = {**window, "cc.mechanism": m, "traffic.0.message": law[name]}
         return saturation(example("fattree256_uniform.toml"), set=over, gap=0.03, resolution=0.01 if full else 0.02, low=0.1)
 
-    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        sat = {k: s.throughput for k, s in zip(keys, pool.map(search, keys))}
+    sat = {k: s.throughput for k, s in zip(keys, map_parallel(search, keys, jobs))}
     r = Reproduction("srp-9", "SRP paper Fig. 9: saturation throughput")
     b = lambda n: sat[("none", n)]  # noqa: E731
     r.check("baseline falls as messages grow", "decreases", f"{b('4'):.2f} (4) -> {b('64'):.2f} (64)", "64 below 4 by > 0.05", b("64") < b("4") - 0.05)
@@ -325,19 +321,15 @@ def _rate(run, counter: str) -> float:
     return run.cc[counter] * PACKET_NS / (HOSTS * (s["warmup_ns"] + s["measure_ns"]))
 
 
-def _drop_rate(run) -> float:
-    return _rate(run, "speculative_dropped")
-
-
 def _halving(out: Path, r: Reproduction, values, label: str, loads, runs, paper: str) -> Reproduction:
     """Checks that each doubling of `label` roughly halves the peak drop rate, and plots."""
-    peak = {v: max(_drop_rate(runs[(v, l)]) for l in loads) for v in values}
+    peak = {v: max(_rate(runs[(v, l)], "speculative_dropped") for l in loads) for v in values}
     for a, b in zip(values, values[1:]):
         ratio = peak[a] / peak[b] if peak[b] > 0 else float("inf")
         r.check(f"peak drop rate, {label} {a} -> {b}", paper, f"/{ratio:.1f}", "/1.4 to /3", 1.4 <= ratio <= 3.0)
     fig, ax = plt.subplots(figsize=(6, 4.5))
     for v in values:
-        ax.plot(loads, [_drop_rate(runs[(v, l)]) for l in loads], marker="o", label=f"{label} = {v}")
+        ax.plot(loads, [_rate(runs[(v, l)], "speculative_dropped") for l in loads], marker="o", label=f"{label} = {v}")
     _finish(ax, "offered load", "speculative drop rate (fraction of link rate)", r.title)
     r.figure = _save(fig, out)
     return r

@@ -139,15 +139,6 @@ impl Copies {
             self.entries.remove(&uid);
         }
     }
-
-    /// Packets tracked now (for tests of the memory bound).
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
 }
 
 /// Control packets waiting at each NIC.
