@@ -3,9 +3,11 @@
 //! Everything measured "in the window" counts events with `warmup <= t < end`. Time series cover
 //! the whole run, warm-up included, in bins of `simulation.bin_ns`.
 
+mod fairness;
 mod histogram;
 mod summary;
 
+pub use fairness::Fairness;
 pub use histogram::{Latency, LatencySummary};
 pub use summary::{ClassSummary, Counters, LinkRow, SeriesRow, Summary};
 pub(crate) use summary::Context as SummaryContext;

@@ -1,7 +1,7 @@
 //! The results of a run as plain data: what `summary.json`, `timeseries.csv` and `links.csv`
 //! hold, and what Python receives.
 
-use super::{LatencySummary, Stats};
+use super::{Fairness, LatencySummary, Stats};
 use crate::time::{ns_from_ps, Rate, Time};
 use crate::topology::Topology;
 use crate::traffic::Traffic;
@@ -24,6 +24,9 @@ pub struct ClassSummary {
     pub packet_latency_ns: LatencySummary,
     pub inflight_latency_ns: LatencySummary,
     pub network_latency_ns: LatencySummary,
+    /// Spread of the accepted throughput of the class's sources (each source's traffic of all
+    /// classes, as in `Summary::sources`).
+    pub fairness: Fairness,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -108,6 +111,7 @@ impl Summary {
         let window = s.end - s.warmup;
         let host_rate = |h: u32| c.topo.channels[c.topo.host_out[h as usize] as usize].rate;
         let frac = |bytes: u64, rates: f64, span: Time| if rates > 0.0 { bytes as f64 / (rates * span as f64 / 8.0e6) } else { 0.0 };
+        let source_throughput = |h: u32| frac(s.source_accepted[h as usize], host_rate(h).mbps as f64, window);
         let mut classes = BTreeMap::new();
         let mut class_rates = Vec::new();
         for (i, cl) in c.traffic.classes.iter().enumerate() {
@@ -126,13 +130,14 @@ impl Summary {
                     packet_latency_ns: st.total.summary(),
                     inflight_latency_ns: st.inflight.summary(),
                     network_latency_ns: st.network.summary(),
+                    fairness: Fairness::of(&cl.sources.iter().map(|&h| source_throughput(h)).collect::<Vec<_>>()),
                 },
             );
         }
         let mut sources = BTreeMap::new();
         for cl in &c.traffic.classes {
             for &h in &cl.sources {
-                sources.insert(h, frac(s.source_accepted[h as usize], host_rate(h).mbps as f64, window));
+                sources.insert(h, source_throughput(h));
             }
         }
         let links: Vec<LinkRow> = c
