@@ -7,10 +7,14 @@
 The same simulation as ``lossless run`` on the command line; see docs/config.md for the keys.
 """
 
-from ._lossless import ConfigError, __version__
+from ._lossless import ConfigError, __commit__, __version__
 from . import transient
 from .parallel import run_many
 from .run import Result, run, validate
 from .saturation import Saturation, saturation
+from .sweeps import Dask, Local, SweepResults, load, sweep
 
-__all__ = ["ConfigError", "Result", "Saturation", "run", "run_many", "saturation", "transient", "validate", "__version__"]
+__all__ = [
+    "ConfigError", "Dask", "Local", "Result", "Saturation", "SweepResults",
+    "load", "run", "run_many", "saturation", "sweep", "transient", "validate", "__commit__", "__version__",
+]

@@ -1,7 +1,7 @@
 """``python -m lossless`` and the ``lossless`` script.
 
-`reproduce` is the Python experiment layer (it plots with matplotlib); every other command is
-the Rust command line.
+`reproduce`, `sweep`, `plot` and `report` are the Python experiment layer (executors, pandas,
+matplotlib); `run` and `validate` are the Rust command line.
 """
 
 import signal
@@ -9,15 +9,22 @@ import sys
 
 from ._lossless import cli
 
-PYTHON_COMMANDS = {"reproduce"}
+
+def _python_command(name: str):
+    if name == "reproduce":
+        from .reproduce import main
+
+        return main
+    from . import commands
+
+    return {"sweep": commands.sweep, "plot": commands.plot, "report": commands.report}.get(name)
 
 
 def main() -> int:
     args = sys.argv[1:]
-    if args and args[0] in PYTHON_COMMANDS:
-        from .reproduce import main as reproduce
-
-        return reproduce(args[1:])
+    command = _python_command(args[0]) if args else None
+    if command is not None:
+        return command(args[1:])
     # The simulation runs in Rust without returning to Python, so Python's own Ctrl-C handler
     # would never run: let SIGINT end the process as it ends the native binary. Results are
     # written atomically, so nothing half-written is left behind.

@@ -58,6 +58,20 @@ def _toml_value(v: Any) -> str:
     return repr(v)
 
 
+def class_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The per-class numbers of a summary as flat rows (columns as in `Result.classes`)."""
+    rows = []
+    for name, c in summary["classes"].items():
+        row = {"class": name, "index": c["index"], "pattern": c["pattern"], "sources": c["sources"], "offered": c["offered"], "accepted": c["accepted"]}
+        for lat in _LATENCIES:
+            prefix = lat.removesuffix("_ns")
+            for stat, v in c[lat].items():
+                row[f"{prefix}_{stat}" + ("" if stat == "count" else "_ns")] = v
+        row.update({f"fairness_{stat}": v for stat, v in c["fairness"].items()})
+        rows.append(row)
+    return rows
+
+
 @dataclass
 class Result:
     """The results of one run (definitions in docs/metrics.md).
@@ -72,16 +86,8 @@ class Result:
 
     @property
     def classes(self) -> pd.DataFrame:
-        """One row per traffic class: offered, accepted, and latency statistics (ns)."""
-        rows = []
-        for name, c in self.summary["classes"].items():
-            row = {"class": name, "index": c["index"], "pattern": c["pattern"], "sources": c["sources"], "offered": c["offered"], "accepted": c["accepted"]}
-            for lat in _LATENCIES:
-                prefix = lat.removesuffix("_ns")
-                for stat, v in c[lat].items():
-                    row[f"{prefix}_{stat}" + ("" if stat == "count" else "_ns")] = v
-            rows.append(row)
-        return pd.DataFrame(rows).set_index("class")
+        """One row per traffic class: offered, accepted, latency (ns) and fairness statistics."""
+        return pd.DataFrame(class_rows(self.summary)).set_index("class")
 
     @property
     def sources(self) -> pd.DataFrame:

@@ -67,6 +67,7 @@ fn to_json<T: serde::Serialize>(v: &T) -> PyResult<String> {
 fn _lossless(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("__commit__", env!("LOSSLESS_COMMIT"))?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(cli, m)?)?;

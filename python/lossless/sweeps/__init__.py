@@ -1,0 +1,152 @@
+"""Sweeps: many points of one scenario, run in parallel, stored, resumable (docs/sweeps.md).
+
+    >>> lossless.sweep("examples/fattree256_uniform.toml", "runs/loads",
+    ...                product={"traffic.0.load": [0.2, 0.4, 0.6, 0.8]},
+    ...                series={"none": {"cc.mechanism": "none"}, "srp": {"cc.mechanism": "srp"}},
+    ...                seeds=[1, 2, 3])
+    >>> results = lossless.load("runs/loads")
+    >>> results.points.groupby(["series", "traffic.0.load"]).accepted.mean()
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any, Mapping
+
+import pandas as pd
+
+from .. import _lossless
+from ..run import ConfigLike, _config_args, _overrides
+from .executors import Dask, Executor, Local
+from .results import SweepResults, load
+from .spec import Point, Spec
+from .store import Store, key_of, write_atomically
+from .worker import run_point
+
+__all__ = ["Dask", "Local", "Spec", "SweepResults", "load", "sweep"]
+
+#: The consolidated tables written at the end of a sweep (`SweepResults` attribute -> file).
+TABLES = {"points": "points.parquet", "timeseries": "timeseries.parquet", "senders": "senders.parquet", "meta": "meta.parquet", "failures": "failures.parquet"}
+
+
+def sweep(
+    spec: ConfigLike | Spec,
+    out: str | os.PathLike,
+    *,
+    product: Mapping[str, list] | None = None,
+    zip: Mapping[str, list] | None = None,
+    series: Mapping[str, Mapping[str, Any]] | None = None,
+    seeds: list[int] | None = None,
+    set: Mapping[str, Any] | None = None,
+    executor: Executor | None = None,
+    jobs: int | None = None,
+    client: Any = None,
+    progress: bool = True,
+) -> SweepResults:
+    """Runs every point of a sweep not already finished in `out`; returns all results.
+
+    spec: a sweep spec file (a scenario with a [sweep] table), a `Spec`, or a scenario (path,
+        TOML text or dict) swept by the `product`, `zip`, `series` and `seeds` arguments.
+    executor: where points run: `Local(jobs)` (default: one process per core) or `Dask(client)`;
+        `client` (a dask.distributed Client or a scheduler address) is short for `Dask(client)`.
+    A point that fails (a bad combination of values, a crash) is recorded in
+    `results.failures` and the others go on. Interrupting (Ctrl-C) keeps every finished point;
+    calling again with the same arguments finishes the rest.
+    """
+    spec = _spec(spec, product, zip, series, seeds, set)
+    if executor is None:
+        executor = Dask(client) if client is not None else Local(jobs)
+    store = Store(out)
+    store.create()
+    points = spec.points()
+    base = json.dumps(spec.base)
+    entries, todo = [], {}
+    for p in points:
+        entry = {"index": p.index, "series": p.series, "params": p.params, "seed": p.seed}
+        try:
+            resolved = _lossless.validate(json_text=base, overrides=_overrides(None, p.overrides(spec.set)))
+        except _lossless.ConfigError as e:
+            entry["key"] = "invalid-" + hashlib.sha256(json.dumps([spec.base, p.overrides(spec.set)], sort_keys=True).encode()).hexdigest()[:24]
+            store.write_failure(entry["key"], {"error": str(e), "kind": "config"})
+        else:
+            entry["key"] = key_of(resolved)
+            if not store.finished(entry["key"]):
+                todo[entry["key"]] = resolved
+        entries.append(entry)
+    try:
+        resolved_base = _lossless.validate(json_text=base, overrides=_overrides(None, spec.set))
+    except _lossless.ConfigError as e:  # valid only with the points' values
+        resolved_base = f"# not valid alone ({e}); as given:\n{json.dumps(spec.base, indent=1)}"
+    store.write_manifest({"version": _lossless.__version__, "dimensions": spec.dimensions, "set": spec.set, "resolved_base": resolved_base, "points": entries})
+    finished = sum(store.finished(e["key"]) for e in entries)
+    if progress and finished:
+        print(f"{finished} of {len(entries)} points already finished in {out}", file=sys.stderr)
+    _execute(executor, store, todo, progress)
+    results = load(out)
+    write_tables(results, Path(out))
+    return results
+
+
+def _spec(spec, product, zip, series, seeds, fixed) -> Spec:
+    if isinstance(spec, Spec):
+        if product or zip or series or seeds or fixed:
+            raise ValueError("give the dimensions and `set` in the Spec or as arguments, not both")
+        return spec
+    if not (product or zip or series or seeds):
+        if isinstance(spec, Mapping):
+            s = Spec.from_dict(spec)
+        elif isinstance(spec, (str, os.PathLike)) and Path(spec).suffix == ".toml":
+            s = Spec.from_file(spec)
+        else:
+            raise ValueError("nothing to sweep: give a spec file with a [sweep] table, or product/zip/series/seeds")
+        s.set.update(fixed or {})
+        return s
+    args = _config_args(spec)
+    base = json.loads(args["json_text"]) if "json_text" in args else tomllib.loads(args["toml_text"])
+    if "sweep" in base:
+        raise ValueError("the scenario has its own [sweep] table: pass it alone, without product/zip/series/seeds")
+    return Spec(base=base, product=dict(product or {}), zip=dict(zip or {}), series={k: dict(v) for k, v in (series or {}).items()}, seeds=seeds, set=dict(fixed or {}))
+
+
+def _execute(executor: Executor, store: Store, todo: dict[str, str], progress: bool) -> None:
+    from tqdm import tqdm
+
+    failed = 0
+    with tqdm(total=len(todo), desc=f"sweep ({executor.name})", unit="point", disable=not progress or not todo, file=sys.stderr) as bar:
+        for resolved, outcome in executor.map_unordered(run_point, todo.values()):
+            key = key_of(resolved)
+            if "error" in outcome:
+                failed += 1
+                store.write_failure(key, outcome)
+                bar.set_postfix(failed=failed)
+            else:
+                store.write_point(key, {
+                    "key": key,
+                    "config": resolved,
+                    "summary": json.loads(outcome["summary"]),
+                    "timeseries": json.loads(outcome["timeseries"]),
+                    "links": json.loads(outcome["links"]),
+                    "meta": {"version": _lossless.__version__, "commit": _lossless.__commit__, "executor": executor.name, **outcome["meta"]},
+                })
+            bar.update()
+
+
+def write_tables(results: SweepResults, out: Path) -> None:
+    """The consolidated Parquet tables, each written atomically."""
+    for attr, name in TABLES.items():
+        frame = _parquet_safe(getattr(results, attr))
+        write_atomically(out / name, lambda tmp: frame.to_parquet(tmp, index=False))
+
+
+def _parquet_safe(df: pd.DataFrame) -> pd.DataFrame:
+    """Columns mixing types (a swept key given as 1 in one point and "a" in another) as text."""
+    df = df.copy()
+    for c in df.columns:
+        if df[c].dtype == object and len({type(v) for v in df[c].dropna()}) > 1:
+            df[c] = df[c].map(lambda v: None if v is None else str(v))
+    return df

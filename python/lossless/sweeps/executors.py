@@ -1,0 +1,87 @@
+"""Where a sweep's points run: local processes, or a Dask cluster.
+
+An executor maps a function over items and yields `(item, result)` as each finishes, in any
+order; the sweep stores each result as it arrives. Results do not depend on the executor:
+each point is a deterministic simulation of its resolved config.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from typing import Any, Callable, Iterable, Iterator, Protocol
+
+
+class Executor(Protocol):
+    name: str
+
+    def map_unordered(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[tuple[Any, Any]]: ...
+
+
+def _ignore_sigint() -> None:
+    # Ctrl-C reaches the whole process group; the sweep (the parent) decides what happens and
+    # stops the workers itself, so they should not print a traceback of their own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class Local:
+    """Worker processes on this machine, one simulation per core (`jobs` to choose)."""
+
+    name = "local"
+
+    def __init__(self, jobs: int | None = None):
+        if jobs is not None and (not isinstance(jobs, int) or jobs < 1):
+            raise ValueError(f"jobs: give a positive number of worker processes, got {jobs!r}")
+        self.jobs = jobs or os.cpu_count() or 1
+
+    def map_unordered(self, fn, items):
+        from concurrent.futures import as_completed
+
+        from loky import ProcessPoolExecutor
+
+        items = list(items)
+        if not items:
+            return
+        pool = ProcessPoolExecutor(max_workers=min(self.jobs, len(items)), initializer=_ignore_sigint)
+        try:
+            futures = {pool.submit(fn, item): item for item in items}
+            for f in as_completed(futures):
+                try:
+                    yield futures[f], f.result()
+                except Exception as e:  # the worker process died (signal, out of memory)
+                    yield futures[f], {"error": f"the worker process died: {type(e).__name__}: {e}", "kind": "crash"}
+        finally:
+            # On an interrupt, stop simulations in progress at once: their points are not
+            # finished and will run again when the sweep is resumed.
+            pool.shutdown(wait=False, kill_workers=True)
+
+
+class Dask:
+    """A Dask distributed cluster: a `dask.distributed.Client`, or a scheduler address.
+
+    Every worker needs the same lossless installed (``pip install lossless`` there).
+    """
+
+    name = "dask"
+
+    def __init__(self, client: Any):
+        try:
+            from dask.distributed import Client
+        except ImportError:
+            raise ImportError("the Dask executor needs dask.distributed: pip install 'lossless[dask]'") from None
+
+        self.client = client if isinstance(client, Client) else Client(client)
+
+    def map_unordered(self, fn, items):
+        from dask.distributed import as_completed
+
+        items = list(items)
+        futures = {self.client.submit(fn, item, pure=False): item for item in items}
+        try:
+            for f in as_completed(list(futures)):
+                try:
+                    yield futures[f], f.result()
+                except Exception as e:  # a worker lost for good (Dask's KilledWorker)
+                    yield futures[f], {"error": f"the Dask task failed: {type(e).__name__}: {e}", "kind": "crash"}
+        finally:
+            self.client.cancel([f for f in futures if not f.done()])

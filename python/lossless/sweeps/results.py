@@ -1,0 +1,110 @@
+"""A sweep's results as pandas DataFrames, assembled from its store.
+
+Every table starts with the point's identity: `point` (its index in the spec), `key` (the
+store key), `series` when the spec names series, one column per swept key (dotted, e.g.
+`traffic.0.load`; tables and arrays as TOML text) and `seed`. Run metadata (wall time, host)
+is kept apart in `meta`, so that the result tables of identical sweeps are identical whatever
+executor ran them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import pandas as pd
+
+from ..run import _toml_value, class_rows
+from .store import Store
+
+_SCALARS = (bool, int, float, str, type(None))
+
+
+@dataclass
+class SweepResults:
+    """What `lossless.load(DIR)` returns (definitions of the numbers: docs/metrics.md)."""
+
+    #: One row per finished point and traffic class: offered, accepted, latency, fairness,
+    #: counters (`counters.*`) and the mechanism's counters (`cc.*`).
+    points: pd.DataFrame
+    #: Time series in long form: one row per finished point, class and bin.
+    timeseries: pd.DataFrame
+    #: Accepted throughput of each source of each class, per finished point.
+    senders: pd.DataFrame
+    #: Per finished point: simulator version and commit, wall time, host, finish time.
+    meta: pd.DataFrame
+    #: Per failed point: its message.
+    failures: pd.DataFrame
+    #: The swept dimensions, outermost first (`series` and `seed` included when swept).
+    dimensions: list[str] = field(default_factory=list)
+    #: Points of the spec with neither a result nor a failure (an interrupted sweep).
+    missing: list[int] = field(default_factory=list)
+
+    def select(self, where: Mapping[str, Any]) -> SweepResults:
+        """The points whose identity columns have the given values, e.g.
+        ``results.select({"series": "srp", "traffic.0.load": 0.8})``."""
+        tables = {}
+        for name in ("points", "timeseries", "senders", "meta", "failures"):
+            df = getattr(self, name)
+            for column, value in where.items():
+                if column not in self.dimensions:
+                    raise ValueError(f"`{column}` is not swept; swept: {', '.join(self.dimensions)}")
+                if not df.empty:
+                    df = df[df[column] == value]
+            tables[name] = df
+        return SweepResults(**tables, dimensions=self.dimensions, missing=self.missing)
+
+
+def identity(entry: dict[str, Any], keys: list[str], has_series: bool) -> dict[str, Any]:
+    row: dict[str, Any] = {"point": entry["index"], "key": entry["key"]}
+    if has_series:
+        row["series"] = entry["series"]
+    for k in keys:
+        v = entry["params"].get(k)
+        row[k] = v if isinstance(v, _SCALARS) else _toml_value(v)
+    row["seed"] = entry["seed"]
+    return row
+
+
+def load(directory: str | os.PathLike) -> SweepResults:
+    """The results of the sweep in `directory` (finished points; failures; what is missing)."""
+    store = Store(directory)
+    manifest = store.read_manifest()
+    entries = manifest["points"]
+    keys = list(dict.fromkeys(k for e in entries for k in e["params"]))
+    has_series = "series" in manifest["dimensions"]
+    points, series, senders, meta, failures, missing = [], [], [], [], [], []
+    for e in entries:
+        ident = identity(e, keys, has_series)
+        if store.finished(e["key"]):
+            rec = store.read_point(e["key"])
+            s = rec["summary"]
+            ident["seed"] = s["seed"]
+            run_wide = {"mechanism": s["mechanism"], "events": s["events"], "sim_time_ns": s["sim_time_ns"], "max_link_utilization": s["max_link_utilization"]}
+            run_wide.update({f"counters.{k}": v for k, v in s["counters"].items()})
+            run_wide.update({f"cc.{k}": v for k, v in s["cc"].items()})
+            for row in class_rows(s):
+                points.append({**ident, **row, **run_wide})
+            for row in rec["timeseries"]:
+                series.append({**ident, **row})
+            for name, c in s["classes"].items():
+                for h in c["source_ids"]:
+                    senders.append({**ident, "class": name, "node": h, "accepted": s["sources"][str(h)]})
+            meta.append({**ident, **rec["meta"]})
+            continue
+        failure = store.read_failure(e["key"])
+        if failure is not None:
+            failures.append({**ident, "kind": failure["kind"], "message": failure["error"]})
+        else:
+            missing.append(e["index"])
+    return SweepResults(
+        points=pd.DataFrame(points),
+        timeseries=pd.DataFrame(series),
+        senders=pd.DataFrame(senders),
+        meta=pd.DataFrame(meta),
+        failures=pd.DataFrame(failures),
+        dimensions=list(manifest["dimensions"]),
+        missing=missing,
+    )

@@ -1,0 +1,144 @@
+"""Sweep specifications: which points a sweep runs.
+
+A spec is a scenario plus a ``[sweep]`` table (docs/sweeps.md)::
+
+    [sweep]
+    base = "../fattree256_uniform.toml"     # optional: the scenario the points vary
+    seeds = [1, 2, 3]                        # a dimension: simulation.seed
+
+    [sweep.product]                          # every combination of these lists
+    "traffic.0.load" = [0.2, 0.4, 0.6, 0.8]
+
+    [sweep.zip]                              # lists walked together, crossed with the product
+    "traffic.0.message.packets" = [1, 16]
+    "simulation.measure_ns" = [100_000, 400_000]
+
+    [sweep.series.srp]                       # named series: overrides applied together
+    "cc.mechanism" = "srp"
+
+Points are series x product x zip x seeds, in that order (the last dimension varies fastest),
+like nested loops written in the file's order.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from .._lossless import ConfigError
+
+_SWEEP_KEYS = {"base", "seeds", "product", "zip", "series"}
+
+
+@dataclass(frozen=True)
+class Point:
+    """One simulation of a sweep: the base scenario with `overrides` applied."""
+
+    index: int
+    series: str | None
+    params: dict[str, Any]
+    seed: int | None
+
+    def overrides(self, fixed: Mapping[str, Any]) -> dict[str, Any]:
+        """`fixed` (the spec's `set`), then the point's own values."""
+        o = {**fixed, **self.params}
+        if self.seed is not None:
+            o["simulation.seed"] = self.seed
+        return o
+
+
+@dataclass
+class Spec:
+    base: dict[str, Any]
+    product: dict[str, list[Any]] = field(default_factory=dict)
+    zip: dict[str, list[Any]] = field(default_factory=dict)
+    series: dict[str, dict[str, Any]] = field(default_factory=dict)
+    seeds: list[int] | None = None
+    #: Overrides applied to every point (not a dimension), e.g. a shorter window.
+    set: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for table in ("product", "zip"):
+            for key, values in getattr(self, table).items():
+                if not isinstance(values, list) or not values:
+                    raise ConfigError(f"`sweep.{table}.{key}`: give a non-empty list of values, got {values!r}")
+        lengths = {len(v) for v in self.zip.values()}
+        if len(lengths) > 1:
+            raise ConfigError(f"`sweep.zip`: the lists must have one length, got {', '.join(f'{k} ({len(v)})' for k, v in self.zip.items())}")
+        for name, overrides in self.series.items():
+            if not isinstance(overrides, Mapping) or not overrides:
+                raise ConfigError(f"`sweep.series.{name}`: give a table of `key = value` overrides")
+        if self.seeds is not None and (
+            not isinstance(self.seeds, list) or not self.seeds or any(not isinstance(s, int) or isinstance(s, bool) or s < 0 for s in self.seeds)
+        ):
+            raise ConfigError(f"`sweep.seeds`: give a non-empty list of non-negative integers, got {self.seeds!r}")
+        swept = [*self.product, *self.zip, *(k for o in self.series.values() for k in o)]
+        if self.seeds is not None and "simulation.seed" in swept:
+            raise ConfigError("`sweep.seeds`: simulation.seed is also swept elsewhere; keep one")
+        clash = set(self.product) & set(self.zip)
+        if clash:
+            raise ConfigError(f"`sweep.zip.{sorted(clash)[0]}`: also in sweep.product; keep one")
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike) -> Spec:
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"sweep spec {path} does not exist")
+        try:
+            doc = tomllib.loads(path.read_text())
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"{path}: not valid TOML: {e}") from None
+        return cls.from_dict(doc, relative_to=path.parent)
+
+    @classmethod
+    def from_dict(cls, doc: Mapping[str, Any], relative_to: Path = Path(".")) -> Spec:
+        """A scenario dict with a ``sweep`` table, as the TOML file parses."""
+        doc = dict(doc)
+        table = doc.pop("sweep", None)
+        if not isinstance(table, Mapping):
+            raise ConfigError("`sweep`: the spec has no [sweep] table; add one with the lists to sweep (docs/sweeps.md)")
+        unknown = set(table) - _SWEEP_KEYS
+        if unknown:
+            raise ConfigError(f"`sweep.{sorted(unknown)[0]}`: unknown key; expected one of {', '.join(sorted(_SWEEP_KEYS))}")
+        base = doc
+        if "base" in table:
+            if not isinstance(table["base"], str):
+                raise ConfigError("`sweep.base`: give the path of a scenario file (relative to the spec)")
+            path = relative_to / table["base"]
+            if not path.is_file():
+                raise ConfigError(f"`sweep.base`: {path} does not exist")
+            base = merge(tomllib.loads(path.read_text()), doc)
+        return cls(
+            base=base,
+            product=dict(table.get("product", {})),
+            zip=dict(table.get("zip", {})),
+            series={k: dict(v) if isinstance(v, Mapping) else v for k, v in table.get("series", {}).items()},
+            seeds=table.get("seeds"),
+        )
+
+    @property
+    def dimensions(self) -> list[str]:
+        """The swept keys, in the order of the points' nesting (`series` and `seed` included)."""
+        return [*(["series"] if self.series else []), *self.product, *self.zip, *(["seed"] if self.seeds else [])]
+
+    def points(self) -> list[Point]:
+        series: list[tuple[str | None, dict[str, Any]]] = list(self.series.items()) or [(None, {})]
+        product = [dict(zip(self.product, combo)) for combo in itertools.product(*self.product.values())]
+        zipped = [dict(zip(self.zip, values)) for values in zip(*self.zip.values())] or [{}]
+        seeds: list[int | None] = list(self.seeds) if self.seeds else [None]
+        out = []
+        for (name, fixed), p, z, seed in itertools.product(series, product, zipped, seeds):
+            out.append(Point(len(out), name, {**fixed, **p, **z}, seed))
+        return out
+
+
+def merge(base: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
+    """`base` with the tables of `changes` merged in, key by key (arrays are replaced)."""
+    out = dict(base)
+    for k, v in changes.items():
+        out[k] = merge(out[k], v) if isinstance(v, Mapping) and isinstance(out.get(k), Mapping) else v
+    return out

@@ -1,0 +1,87 @@
+"""The result store of a sweep: one directory, one file per finished point.
+
+    DIR/sweep.json            the points of the current spec and their keys
+    DIR/points/KEY.json       one finished point: resolved config, summary, series, metadata
+    DIR/failures/KEY.json     one failed point: its message
+    DIR/*.parquet             the consolidated tables (rewritten at the end of each sweep)
+
+KEY is a hash of the point's fully resolved config (every default filled in, seed included),
+so a point is reused only if nothing about it changed. Every file is written to a temporary
+name and renamed into place: an interrupted sweep leaves finished points and nothing that
+looks finished but is not. Points of earlier specs stay in points/ and are reused if a later
+spec asks for them again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+MANIFEST = "sweep.json"
+
+
+def key_of(resolved_toml: str) -> str:
+    return hashlib.sha256(resolved_toml.encode()).hexdigest()[:24]
+
+
+def write_atomically(path: Path, write: Callable[[str], None]) -> None:
+    """Calls `write(tmp_path)`, then renames tmp_path to `path` (same directory: atomic)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        write(tmp)
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json(path: Path, value: Any) -> None:
+    write_atomically(path, lambda tmp: Path(tmp).write_text(json.dumps(value)))
+
+
+class Store:
+    def __init__(self, root: str | os.PathLike):
+        self.root = Path(root)
+        self.points = self.root / "points"
+        self.failures = self.root / "failures"
+
+    def create(self) -> None:
+        for d in (self.root, self.points, self.failures):
+            d.mkdir(parents=True, exist_ok=True)
+        # Temporary files of a sweep killed mid-write.
+        for d in (self.root, self.points, self.failures):
+            for tmp in d.glob(".*.tmp"):
+                tmp.unlink(missing_ok=True)
+
+    def finished(self, key: str) -> bool:
+        return (self.points / f"{key}.json").is_file()
+
+    def read_point(self, key: str) -> dict[str, Any]:
+        return json.loads((self.points / f"{key}.json").read_text())
+
+    def write_point(self, key: str, record: dict[str, Any]) -> None:
+        write_json(self.points / f"{key}.json", record)
+        (self.failures / f"{key}.json").unlink(missing_ok=True)
+
+    def read_failure(self, key: str) -> dict[str, Any] | None:
+        path = self.failures / f"{key}.json"
+        return json.loads(path.read_text()) if path.is_file() else None
+
+    def write_failure(self, key: str, record: dict[str, Any]) -> None:
+        write_json(self.failures / f"{key}.json", record)
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        write_json(self.root / MANIFEST, manifest)
+
+    def read_manifest(self) -> dict[str, Any]:
+        path = self.root / MANIFEST
+        if not path.is_file():
+            raise FileNotFoundError(f"{self.root} is not a sweep directory (no {MANIFEST}): run `lossless sweep SPEC --out {self.root}` first")
+        return json.loads(path.read_text())
