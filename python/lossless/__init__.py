@@ -12,9 +12,10 @@ from . import transient
 from .parallel import run_many
 from .run import Result, run, validate
 from .saturation import Saturation, saturation
+from .report import report
 from .sweeps import Dask, Local, SweepResults, load, sweep
 
 __all__ = [
     "ConfigError", "Dask", "Local", "Result", "Saturation", "SweepResults",
-    "load", "run", "run_many", "saturation", "sweep", "transient", "validate", "__commit__", "__version__",
+    "load", "report", "run", "run_many", "saturation", "sweep", "transient", "validate", "__commit__", "__version__",
 ]

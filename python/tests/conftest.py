@@ -5,7 +5,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def default_example() -> Path:
     return ROOT / "examples" / "fattree256_uniform.toml"
 

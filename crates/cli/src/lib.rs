@@ -15,7 +15,12 @@ pub const EXIT_BAD_INPUT: i32 = 2;
 pub const EXIT_FAILURE: i32 = 1;
 
 #[derive(Parser)]
-#[command(name = "lossless", version, about = "Simulate congestion management in lossless interconnection networks")]
+#[command(
+    name = "lossless",
+    version,
+    about = "Simulate congestion management in lossless interconnection networks",
+    after_help = "The Python package (pip install lossless) adds: sweep, plot, report and reproduce\n(`lossless sweep --help`; docs/sweeps.md)."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

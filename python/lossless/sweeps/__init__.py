@@ -116,8 +116,9 @@ def _spec(spec, product, zip, series, seeds, fixed) -> Spec:
 def _execute(executor: Executor, store: Store, todo: dict[str, str], progress: bool) -> None:
     from tqdm import tqdm
 
+    # disable=None: no bar when stderr is not a terminal (logs of batch jobs stay readable).
     failed = 0
-    with tqdm(total=len(todo), desc=f"sweep ({executor.name})", unit="point", disable=not progress or not todo, file=sys.stderr) as bar:
+    with tqdm(total=len(todo), desc=f"sweep ({executor.name})", unit="point", disable=(not progress or not todo) or None, file=sys.stderr) as bar:
         for resolved, outcome in executor.map_unordered(run_point, todo.values()):
             key = key_of(resolved)
             if "error" in outcome:

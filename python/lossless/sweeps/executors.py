@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
+import time
 from typing import Any, Callable, Iterable, Iterator, Protocol
 
 
@@ -18,10 +20,20 @@ class Executor(Protocol):
     def map_unordered(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[tuple[Any, Any]]: ...
 
 
-def _ignore_sigint() -> None:
+def _init_worker() -> None:
     # Ctrl-C reaches the whole process group; the sweep (the parent) decides what happens and
     # stops the workers itself, so they should not print a traceback of their own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A sweep killed outright (SIGKILL, out of memory) cannot stop its workers: they notice
+    # that they were orphaned and end, instead of finishing points nobody will store.
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 class Local:
@@ -42,7 +54,7 @@ class Local:
         items = list(items)
         if not items:
             return
-        pool = ProcessPoolExecutor(max_workers=min(self.jobs, len(items)), initializer=_ignore_sigint)
+        pool = ProcessPoolExecutor(max_workers=min(self.jobs, len(items)), initializer=_init_worker)
         try:
             futures = {pool.submit(fn, item): item for item in items}
             for f in as_completed(futures):

@@ -1,0 +1,183 @@
+"""Sweeps: spec, store, executors, resume after interruption, failures."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import lossless
+from lossless.sweeps import Spec
+
+# Short windows keep the 36-point sweeps at a few seconds.
+SHORT = {"simulation.warmup_ns": 2_000, "simulation.measure_ns": 10_000}
+MECHANISMS = {"none": {"cc.mechanism": "none"}, "ecn": {"cc.mechanism": "ecn"}, "srp": {"cc.mechanism": "srp"}}
+LOADS = [0.2, 0.4, 0.6, 0.8]
+SEEDS = [1, 2, 3]
+
+
+def spec_file(tmp_path: Path, example: Path, measure_ns: int = 10_000, loads=LOADS) -> Path:
+    """The 3 x 4 x 3 sweep of the issue as a spec file."""
+    path = tmp_path / "spec.toml"
+    series = "\n".join(f'{name} = {{ "cc.mechanism" = "{name}" }}' for name in MECHANISMS)
+    path.write_text(
+        f'[sweep]\nbase = "{example}"\nseeds = {SEEDS}\n\n[sweep.product]\n"traffic.0.load" = {loads}\n\n'
+        f"[sweep.series]\n{series}\n\n[simulation]\nwarmup_ns = 2_000\nmeasure_ns = {measure_ns}\n"
+    )
+    return path
+
+
+def comparable(r: lossless.SweepResults) -> dict[str, pd.DataFrame]:
+    """The result tables (everything but run metadata: wall time, host, executor)."""
+    return {"points": r.points, "timeseries": r.timeseries, "senders": r.senders}
+
+
+def assert_same_tables(a: lossless.SweepResults, b: lossless.SweepResults) -> None:
+    for name, table in comparable(a).items():
+        pd.testing.assert_frame_equal(table, comparable(b)[name], check_exact=True, obj=name)
+
+
+def test_points_nest_in_file_order():
+    spec = Spec.from_dict({
+        "sweep": {"series": {"a": {"x": 1}, "b": {"x": 2}}, "product": {"p": [1, 2], "q": ["u", "v"]}, "zip": {"z1": [7, 8], "z2": [9, 10]}, "seeds": [5, 6]},
+    })
+    points = spec.points()
+    assert len(points) == 2 * 4 * 2 * 2
+    assert spec.dimensions == ["series", "p", "q", "z1", "z2", "seed"]
+    assert [p.seed for p in points[:4]] == [5, 6, 5, 6]
+    assert points[0].params == {"x": 1, "p": 1, "q": "u", "z1": 7, "z2": 9}
+    assert points[2].params == {"x": 1, "p": 1, "q": "u", "z1": 8, "z2": 10}  # zip walks together
+    assert points[4].params["q"] == "v" and points[8].params["p"] == 2
+    assert points[16].series == "b" and points[16].params["x"] == 2
+    assert points[3].overrides({"s": 0}) == {"s": 0, **points[3].params, "simulation.seed": 6}
+
+
+@pytest.mark.parametrize(
+    "sweep, message",
+    [
+        ({"product": {"p": 3}}, "`sweep.product.p`: give a non-empty list"),
+        ({"zip": {"a": [1, 2], "b": [1]}}, "`sweep.zip`: the lists must have one length"),
+        ({"seeds": [1, -2]}, "`sweep.seeds`"),
+        ({"seeds": [1], "product": {"simulation.seed": [1, 2]}}, "simulation.seed is also swept"),
+        ({"grid": {}}, "`sweep.grid`: unknown key"),
+        ({"series": {"a": 3}}, "`sweep.series.a`"),
+        ({"base": "nowhere.toml"}, "`sweep.base`"),
+    ],
+)
+def test_bad_specs_name_the_key(sweep, message):
+    with pytest.raises(lossless.ConfigError, match=message.replace("(", r"\(").replace("[", r"\[")):
+        Spec.from_dict({"sweep": sweep})
+
+
+def test_the_stored_config_reproduces_the_run(default_example, fig1_example):
+    """A point runs from its resolved config (its store key): it must give the same run as
+    the base scenario with the overrides."""
+    for example, overrides in [(default_example, {**SHORT, "cc.mechanism": "srp"}), (fig1_example, {"cc.mechanism": "ecn", "simulation.measure_ns": 20_000})]:
+        direct = lossless.run(example, set=overrides).summary
+        resolved = lossless.validate(example, set=overrides)
+        again = lossless.run(resolved).summary
+        direct.pop("wall_s"), again.pop("wall_s")
+        assert direct == again
+
+
+def test_local_and_dask_executors_give_identical_tables(tmp_path, default_example):
+    from dask.distributed import Client, LocalCluster
+
+    spec = spec_file(tmp_path, default_example)
+    local = lossless.sweep(spec, tmp_path / "local", jobs=2, progress=False)
+    assert len(local.meta) == 36 and local.failures.empty and not local.missing
+    assert len(local.points) == 36  # one traffic class
+    # The sweep's dimensions and values are the table's columns, in the spec's order.
+    assert list(local.points.columns[:6]) == ["point", "key", "series", "cc.mechanism", "traffic.0.load", "seed"]
+    assert list(local.points["series"].unique()) == ["none", "ecn", "srp"]
+    assert set(local.points["cc.mechanism"]) == {"none", "ecn", "srp"}
+    assert (local.points.groupby("series")["cc.mechanism"].first() == pd.Series({"ecn": "ecn", "none": "none", "srp": "srp"})).all()
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster) as client:
+        dask = lossless.sweep(spec, tmp_path / "dask", client=client, progress=False)
+    assert set(dask.meta["executor"]) == {"dask"}
+    assert_same_tables(local, dask)
+    # The Parquet tables hold the same as lossless.load.
+    for name, table in comparable(local).items():
+        pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "dask" / f"{name}.parquet"), table, obj=name)
+
+
+def test_changing_a_knob_never_reuses_a_result(tmp_path, default_example):
+    base = {"product": {"traffic.0.load": [0.3, 0.5]}, "set": SHORT, "progress": False, "jobs": 2}
+    first = lossless.sweep(default_example, tmp_path, **base)
+    again = lossless.sweep(default_example, tmp_path, **base)
+    # Nothing re-ran: the same stored points (same finish stamps).
+    pd.testing.assert_frame_equal(first.meta, again.meta)
+    changed = lossless.sweep(default_example, tmp_path, **{**base, "set": {**SHORT, "routing.algorithm": "dmodk"}})
+    assert set(changed.points["key"]).isdisjoint(first.points["key"])
+    assert len(list((tmp_path / "points").glob("*.json"))) == 4
+
+
+def test_a_failing_point_is_recorded_and_the_others_run(tmp_path, default_example):
+    spec = spec_file(tmp_path, default_example, loads=[0.3, 1.5])
+    out = tmp_path / "out"
+    p = subprocess.run([sys.executable, "-m", "lossless", "sweep", spec, "--out", out, "--jobs", "2", "-q"], capture_output=True, text=True)
+    assert p.returncode == 1, p.stderr
+    assert "point 3 failed (config): `traffic[0].load`: must be in (0, 1]" in p.stderr
+    r = lossless.load(out)
+    assert len(r.meta) == 9 and len(r.failures) == 9
+    assert set(r.failures["traffic.0.load"]) == {1.5}
+    assert r.failures["message"].str.contains("traffic\\[0\\].load").all()
+
+
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL])
+def test_an_interrupted_sweep_resumes_without_loss_or_repeat(tmp_path, default_example, how):
+    # Longer points so that the sweep is surely killed in the middle.
+    spec = spec_file(tmp_path, default_example, measure_ns=60_000)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "lossless", "sweep", spec, "--out", out, "--jobs", "2", "-q"]
+    log = tmp_path / "stderr"
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log.open("w"))
+    points = out / "points"
+    deadline = time.monotonic() + 120
+    while len(list(points.glob("*.json"))) < 4:
+        assert proc.poll() is None, log.read_text()
+        assert time.monotonic() < deadline, "the sweep finished no point in 2 minutes"
+        time.sleep(0.02)
+    proc.send_signal(how)
+    proc.wait(timeout=60)
+    stderr = log.read_text()
+    assert proc.returncode == (130 if how == signal.SIGINT else -signal.SIGKILL), stderr
+    if how == signal.SIGINT:
+        assert "run the same command again" in stderr
+    # What is left: complete points only (each parses and has its summary), fewer than all.
+    finished = {f: (f.stat().st_ino, f.stat().st_mtime_ns) for f in points.glob("*.json")}
+    assert 4 <= len(finished) < 36
+    for f in finished:
+        assert "summary" in json.loads(f.read_text())
+    assert not (out / "points.parquet").exists()
+    partial = lossless.load(out)
+    assert len(partial.meta) == len(finished) and len(partial.missing) == 36 - len(finished)
+
+    resumed = subprocess.run(cmd[:-1], capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{len(finished)} of 36 points already finished" in resumed.stderr
+    # Finished points were not recomputed (same files, untouched), none lost or duplicated.
+    for f, stamp in finished.items():
+        assert (f.stat().st_ino, f.stat().st_mtime_ns) == stamp
+    final = lossless.load(out)
+    assert len(final.meta) == 36 and not final.missing and final.points["point"].is_unique
+    reference = lossless.sweep(spec, tmp_path / "reference", jobs=2, progress=False)
+    assert_same_tables(final, reference)
+
+
+def test_cli_bad_input_exits_2(tmp_path, default_example):
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "lossless", "sweep", *map(str, args)], capture_output=True, text=True)
+
+    p = run(tmp_path / "missing.toml", "--out", tmp_path / "o")
+    assert p.returncode == 2 and "does not exist" in p.stderr
+    p = run(default_example, "--out", tmp_path / "o")
+    assert p.returncode == 2 and "no [sweep] table" in p.stderr
+    p = run(spec_file(tmp_path, default_example), "--out", tmp_path / "o", "--set", "simulation.measure_ns=abc")
+    assert p.returncode == 2 and "`--set simulation.measure_ns=abc`" in p.stderr
+    assert "Traceback" not in p.stderr
