@@ -181,3 +181,13 @@ def test_cli_bad_input_exits_2(tmp_path, default_example):
     p = run(spec_file(tmp_path, default_example), "--out", tmp_path / "o", "--set", "simulation.measure_ns=abc")
     assert p.returncode == 2 and "`--set simulation.measure_ns=abc`" in p.stderr
     assert "Traceback" not in p.stderr
+
+
+def test_every_example_spec_is_valid_at_every_point():
+    specs = sorted((Path(__file__).resolve().parents[2] / "examples").rglob("*.toml"))
+    specs = [s for s in specs if "[sweep]" in s.read_text()]
+    assert specs
+    for path in specs:
+        spec = Spec.from_file(path)
+        for p in spec.points():
+            lossless.validate(spec.base, set=p.overrides(spec.set))

@@ -27,6 +27,9 @@ impl Config {
     /// Builds a config from an already parsed table (e.g. converted from a Python dict),
     /// applying `key=value` overrides first.
     pub fn from_table(mut table: toml::Table, overrides: &[String]) -> ConfigResult<Config> {
+        if table.contains_key("sweep") {
+            return Err(ConfigError::new("sweep", "this file is a sweep spec: run it with `lossless sweep FILE --out DIR` (docs/sweeps.md)"));
+        }
         for o in overrides {
             apply_override(&mut table, o)?;
         }
