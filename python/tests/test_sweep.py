@@ -191,3 +191,12 @@ def test_every_example_spec_is_valid_at_every_point():
         spec = Spec.from_file(path)
         for p in spec.points():
             lossless.validate(spec.base, set=p.overrides(spec.set))
+
+
+def test_the_tutorial_script_runs(tmp_path):
+    root = Path(__file__).resolve().parents[2]
+    p = subprocess.run([sys.executable, "examples/sweeps/mechanisms_load.py", str(tmp_path)], cwd=root, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert "SRP latency at 80% load" in p.stdout
+    assert (tmp_path / "latency.png").stat().st_size > 0 and (tmp_path / "report.html").stat().st_size > 0
+    assert len(lossless.load(tmp_path).meta) == 30
