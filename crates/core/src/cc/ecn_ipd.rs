@@ -14,11 +14,11 @@
 //!
 //! VCs: the control VC (0, FIFO) above the data VC (1, VOQ), as the ECN network of §4.
 
-use super::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, VcSpec};
+use super::{throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, VcSpec};
 use crate::config::{Config, EcnConfig};
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
 use crate::packet::{CcHeader, Packet, PacketKind};
-use crate::time::{ps_from_ns, Rate, Time};
+use crate::time::{ps_from_ns, Time};
 use rustc_hash::FxHashMap;
 
 const CONTROL_VC: Vc = 0;
@@ -34,8 +34,6 @@ pub struct EcnIpd {
     timer: Time,
     threshold_bytes: f64,
     data_bytes: u32,
-    /// Serialization of a data packet on an injection link: the delay is a gap after it.
-    packet_time: Time,
     voq: bool,
     /// Throttled send queues by (source, destination); a queue without an entry has no delay.
     throttled: FxHashMap<(NodeId, NodeId), Throttle>,
@@ -49,7 +47,8 @@ pub struct EcnIpd {
 struct Throttle {
     ipd: Time,
     since: Time,
-    last_injection: Option<Time>,
+    /// When the tail of the queue's last packet left the NIC: the delay is a gap after it.
+    last_end: Option<Time>,
 }
 
 impl EcnIpd {
@@ -62,7 +61,6 @@ impl EcnIpd {
             timer: ps_from_ns(e.decrement_timer_ns),
             threshold_bytes: e.threshold * in_cap as f64,
             data_bytes: cfg.nic.data_packet_bytes,
-            packet_time: Rate::from_gbps(cfg.topology.link().bandwidth_gbps).serialization(cfg.nic.data_packet_bytes),
             voq: cfg.switch.voq,
             throttled: FxHashMap::default(),
             marks: 0,
@@ -75,20 +73,13 @@ impl EcnIpd {
         t.ipd.saturating_sub(steps.saturating_mul(self.ipd_dec))
     }
 
-    /// Earliest time >= now at which the queue may inject: the first t with
-    /// `last + packet_time + ipd(t) <= t`, where ipd(t) steps down every t-.
+    /// Earliest time >= now at which the queue may inject.
     fn earliest(&self, t: &Throttle, now: Time) -> Time {
-        let Some(last) = t.last_injection else { return now };
-        let mut step = (now - t.since) / self.timer;
-        loop {
-            let ipd = t.ipd.saturating_sub(step.saturating_mul(self.ipd_dec));
-            let ready = (last + self.packet_time + ipd).max(now);
-            let step_end = t.since + (step + 1) * self.timer;
-            if ready < step_end || ipd == 0 {
-                return ready;
-            }
-            step += 1;
-        }
+        let Some(last_end) = t.last_end else { return now };
+        throttle::earliest(last_end, now, |at| {
+            let step = (at - t.since) / self.timer;
+            (t.ipd.saturating_sub(step.saturating_mul(self.ipd_dec)), t.since + (step + 1) * self.timer)
+        })
     }
 }
 
@@ -130,9 +121,9 @@ impl Mechanism for EcnIpd {
         }
         self.notifications += 1;
         let now = ctx.now();
-        let current = self.throttled.get(&(node, pkt.src)).map(|t| (self.ipd_at(t, now), t.last_injection));
-        let (ipd, last_injection) = current.unwrap_or((0, None));
-        self.throttled.insert((node, pkt.src), Throttle { ipd: ipd + self.ipd_inc, since: now, last_injection });
+        let current = self.throttled.get(&(node, pkt.src)).map(|t| (self.ipd_at(t, now), t.last_end));
+        let (ipd, last_end) = current.unwrap_or((0, None));
+        self.throttled.insert((node, pkt.src), Throttle { ipd: ipd + self.ipd_inc, since: now, last_end });
     }
 
     fn inject_gate(&mut self, ctx: &mut Ctx, q: QueueView) -> Gate {
@@ -150,7 +141,7 @@ impl Mechanism for EcnIpd {
         }
     }
 
-    fn on_injected(&mut self, ctx: &mut Ctx, q: QueueView, _: &mut Packet) {
+    fn on_injected(&mut self, ctx: &mut Ctx, q: QueueView, pkt: &mut Packet) {
         let now = ctx.now();
         if let Some(t) = self.throttled.get(&(q.src, q.dst)).copied() {
             if self.ipd_at(&t, now) == 0 {
@@ -158,7 +149,7 @@ impl Mechanism for EcnIpd {
                 // throttled queues.
                 self.throttled.remove(&(q.src, q.dst));
             } else {
-                self.throttled.insert((q.src, q.dst), Throttle { last_injection: Some(now), ..t });
+                self.throttled.insert((q.src, q.dst), Throttle { last_end: Some(now + q.link_rate.serialization(pkt.bytes)), ..t });
             }
         }
     }
@@ -185,7 +176,7 @@ mod tests {
     fn delay_decays_by_ipd_minus_every_t_minus() {
         let e = ecn();
         // Table 1: one notification gives 800 ns, back to 0 after 16 quiet intervals of 2 us.
-        let t = Throttle { ipd: 800_000, since: 0, last_injection: Some(0) };
+        let t = Throttle { ipd: 800_000, since: 0, last_end: Some(0) };
         assert_eq!(e.ipd_at(&t, 1_999_999), 800_000);
         assert_eq!(e.ipd_at(&t, 2_000_000), 750_000);
         assert_eq!(e.ipd_at(&t, 32_000_000), 0);
@@ -195,11 +186,11 @@ mod tests {
     fn the_gap_follows_the_packet_and_shrinks_as_the_delay_decays() {
         let e = ecn();
         // 204.8 ns packet + 800 ns delay after an injection at 0.
-        let t = Throttle { ipd: 800_000, since: 0, last_injection: Some(0) };
+        let t = Throttle { ipd: 800_000, since: 0, last_end: Some(204_800) };
         assert_eq!(e.earliest(&t, 0), 1_004_800);
         // A 4 us delay steps down 50 ns per 2 us: 204.8 ns + ipd(t) <= t first holds in the
         // third interval (4 to 6 us), where ipd = 3.9 us: at 4.1048 us.
-        let t = Throttle { ipd: 4_000_000, since: 0, last_injection: Some(0) };
+        let t = Throttle { ipd: 4_000_000, since: 0, last_end: Some(204_800) };
         assert_eq!(e.earliest(&t, 0), 4_104_800);
     }
 }

@@ -11,17 +11,20 @@
 
 mod ctx;
 mod ecn_ipd;
+mod ib_cc;
 mod none;
 mod srp;
+mod throttle;
 
 pub use ctx::{Ctx, Deferred};
 pub use ecn_ipd::EcnIpd;
+pub use ib_cc::IbCc;
 pub use none::NoCc;
 pub use srp::Srp;
 
 use crate::ids::{NodeId, PortId, QpId, SwitchId, Vc};
 use crate::packet::Packet;
-use crate::time::Time;
+use crate::time::{Rate, Time};
 
 /// Priority classes of virtual channels: control > data > low (speculative / throttled).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -48,6 +51,9 @@ pub struct Hooks {
     pub queue_head: bool,
     pub occupancy: bool,
     pub transmit: bool,
+    /// `on_transmit` needs `OutputView::voq_max_bytes` and `contributors` (a scan of the
+    /// switch's inputs per packet sent).
+    pub voq_detail: bool,
     pub message: bool,
     pub inject_gate: bool,
     pub injected: bool,
@@ -62,6 +68,7 @@ impl Hooks {
         queue_head: false,
         occupancy: false,
         transmit: false,
+        voq_detail: false,
         message: false,
         inject_gate: false,
         injected: false,
@@ -99,6 +106,12 @@ pub struct OutputView {
     pub downstream_credits: u32,
     /// Capacity of an input buffer (per port and VC).
     pub buffer_bytes: u32,
+    /// The output leads to a host (a channel adapter), not to another switch.
+    pub to_host: bool,
+    /// With `Hooks::voq_detail`: the fullest virtual output queue for this output (bytes), and
+    /// the number of inputs with bytes queued for it. Otherwise `queued_bytes` and 0.
+    pub voq_max_bytes: u32,
+    pub contributors: u32,
 }
 
 /// A send queue as a mechanism sees it.
@@ -113,6 +126,8 @@ pub struct QueueView {
     pub head_message_packets: u32,
     /// Packets of that message not yet injected.
     pub head_message_left: u32,
+    /// Rate of the source's injection link.
+    pub link_rate: Rate,
 }
 
 pub trait Mechanism {

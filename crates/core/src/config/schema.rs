@@ -222,6 +222,7 @@ pub struct CcConfig {
     pub mechanism: Mechanism,
     pub ecn: EcnConfig,
     pub srp: SrpConfig,
+    pub ibcc: IbCcConfig,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
@@ -234,6 +235,151 @@ pub enum Mechanism {
     Ecn,
     /// Speculative Reservation Protocol (SRP paper §3, §6.6).
     Srp,
+    /// InfiniBand Congestion Control, IBA 1.2.1 Annex A10 as the thesis describes it (§2.3,
+    /// Papers I-III): FECN at switches, BECN from destinations, CCT-driven injection delay.
+    Ibcc,
+}
+
+/// `[cc.ibcc]`: InfiniBand CC. Defaults are the thesis' hardware study (Paper III, Table I
+/// [L1317-1326]) unless a field says otherwise.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct IbCcConfig {
+    /// Threshold weight 0-15 [L497]: 0 never marks; 1 is the highest threshold, 15 the lowest.
+    /// Paper III: 15.
+    pub threshold: u32,
+    /// What the threshold is compared with (Paper I's three modes [L830]).
+    pub threshold_mode: ThresholdMode,
+    /// Upper threshold minus lower threshold (Paper II's hysteresis [L1085-1101]): the port
+    /// enters the congestion state above the upper one and leaves it below the lower one.
+    /// 0: a single threshold. Paper II needs more than one MTU and used about 3 MTU.
+    pub hysteresis_bytes: u32,
+    /// Victim_Mask on switch ports facing channel adapters [L499, L1019]: they enter the
+    /// congestion state without credits too.
+    pub victim_mask: bool,
+    /// Marking_Rate: mean number of eligible packets between marked ones. Paper III: 1.
+    pub marking_rate: u32,
+    /// `random`: each eligible packet is marked with probability 1/(Marking_Rate+1) (Paper II
+    /// footnote 3 [L1139]); `counter`: every (Marking_Rate+1)-th one.
+    pub marking: Marking,
+    /// Packet_Size: smaller packets are never marked [L501]. Paper III's 8 has no effect on its
+    /// 2048-byte packets; 0 marks all.
+    pub packet_size_bytes: u32,
+    /// How the destination returns BECN [L505]: `cnp`, a congestion notification packet at once
+    /// ahead of data (the thesis simulator [L836]); `ack`, on the ACK every data packet gets.
+    pub becn: Becn,
+    /// The Congestion Control Table: injection delays by CCTI. A preset or a list in ns.
+    pub cct: Cct,
+    /// CCTI_Increase per BECN [L1487]: 1.
+    pub ccti_increase: u32,
+    /// CCTI_Limit: the highest CCTI: 127.
+    pub ccti_limit: u32,
+    /// CCTI_Min: the CCTI never drops below it: 0.
+    pub ccti_min: u32,
+    /// CCTI_Timer: the CCTI drops by one when it expires [L509]: 150 us (Paper III [L1487]).
+    pub ccti_timer_ns: f64,
+    /// `periodic`: one free-running timer per source port and SL decrements every flow's CCTI
+    /// (the IBA text [L509]); `restart`: each flow's timer restarts at each BECN (the thesis
+    /// simulator's reading [L838]).
+    pub timer: TimerMode,
+    /// `qp`: a CCTI per flow (source, destination); `sl`: one per source, throttling all its
+    /// flows together [L511].
+    pub granularity: Granularity,
+}
+
+impl Default for IbCcConfig {
+    fn default() -> Self {
+        IbCcConfig {
+            threshold: 15,
+            threshold_mode: ThresholdMode::Sum,
+            hysteresis_bytes: 0,
+            victim_mask: true,
+            marking_rate: 1,
+            marking: Marking::Random,
+            packet_size_bytes: 0,
+            becn: Becn::Cnp,
+            cct: Cct::Preset(CctPreset::Thesis),
+            ccti_increase: 1,
+            ccti_limit: 127,
+            ccti_min: 0,
+            ccti_timer_ns: 150_000.0,
+            timer: TimerMode::Periodic,
+            granularity: Granularity::Qp,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ThresholdMode {
+    /// Each VoQ for the output against the threshold: congested when one is above.
+    Voq,
+    /// The sum of the VoQs for the output (Paper II's common threshold [L1105, L1149]).
+    Sum,
+    /// The sum against the threshold divided by the number of inputs contributing.
+    SumPerInput,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Marking {
+    Random,
+    Counter,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Becn {
+    Cnp,
+    Ack,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TimerMode {
+    Periodic,
+    Restart,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Granularity {
+    Qp,
+    Sl,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum Cct {
+    Preset(CctPreset),
+    /// Injection delay of each CCTI, in ns, from CCTI 0.
+    TableNs(Vec<f64>),
+}
+
+/// 128-entry tables, delay(i) in us.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CctPreset {
+    /// 7 i^2 / 106^2 us: Paper III's tuned table [L1479], up to 10.05 us.
+    Thesis,
+    /// 7 i^2 / 95^2 us: the switch vendor's default [L1479], up to 12.5 us.
+    Vendor,
+    /// 100 i^2 / 127^2 us, up to 100 us: our choice for Paper IV's "increased" table [L1736]
+    /// (its formula is not given; 65 contributors on a 13.6 Gb/s link need about 78 us).
+    Wide,
+}
+
+impl Cct {
+    /// The table in ns.
+    pub fn table_ns(&self) -> Vec<f64> {
+        let quadratic = |scale_us: f64, divisor: f64| (0..128).map(|i| scale_us * 1_000.0 * (i * i) as f64 / (divisor * divisor)).collect();
+        match self {
+            Cct::Preset(CctPreset::Thesis) => quadratic(7.0, 106.0),
+            Cct::Preset(CctPreset::Vendor) => quadratic(7.0, 95.0),
+            Cct::Preset(CctPreset::Wide) => quadratic(100.0, 127.0),
+            Cct::TableNs(t) => t.clone(),
+        }
+    }
 }
 
 /// `[cc.srp]`: SRP paper Table 1.

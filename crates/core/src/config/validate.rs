@@ -16,6 +16,7 @@ impl Config {
         self.nic.validate()?;
         self.cc.ecn.validate()?;
         self.cc.srp.validate()?;
+        self.cc.ibcc.validate()?;
         if self.traffic.is_empty() {
             return Err(ConfigError::new("traffic", "no traffic class: add at least one [[traffic]] table"));
         }
@@ -178,6 +179,32 @@ impl SrpConfig {
         }
         if self.n_min > self.n_max {
             return Err(ConfigError::new("cc.srp.n_min", format!("({}) must not exceed n_max ({})", self.n_min, self.n_max)));
+        }
+        Ok(())
+    }
+}
+
+impl IbCcConfig {
+    fn validate(&self) -> ConfigResult<()> {
+        if self.threshold > 15 {
+            return Err(ConfigError::new("cc.ibcc.threshold", format!("is a weight from 0 (off) to 15 (lowest threshold), got {}", self.threshold)));
+        }
+        if self.ccti_min > self.ccti_limit {
+            return Err(ConfigError::new("cc.ibcc.ccti_min", format!("({}) must not exceed ccti_limit ({})", self.ccti_min, self.ccti_limit)));
+        }
+        if self.ccti_increase == 0 {
+            return Err(ConfigError::new("cc.ibcc.ccti_increase", "must be at least 1"));
+        }
+        positive("cc.ibcc.ccti_timer_ns", self.ccti_timer_ns)?;
+        let table = self.cct.table_ns();
+        if table.len() < 128 {
+            return Err(ConfigError::new("cc.ibcc.cct", format!("needs at least 128 entries (IBA A10), got {}", table.len())));
+        }
+        if table.len() < self.ccti_limit as usize + 1 {
+            return Err(ConfigError::new("cc.ibcc.cct", format!("has {} entries: ccti_limit {} needs {}", table.len(), self.ccti_limit, self.ccti_limit + 1)));
+        }
+        for (i, v) in table.iter().enumerate() {
+            non_negative(&format!("cc.ibcc.cct[{i}]"), *v)?;
         }
         Ok(())
     }

@@ -35,8 +35,8 @@ mod invariants;
 mod nic_ops;
 mod switch_ops;
 
-use crate::cc::{Ctx, Deferred, EcnIpd, Mechanism, NoCc, Srp, VcClass, VcSpec};
-use crate::config::{Config, Mechanism as MechanismName};
+use crate::cc::{Ctx, Deferred, Mechanism, VcClass, VcSpec};
+use crate::config::Config;
 use crate::engine::{Event, EventQueue};
 use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{Endpoint, Vc};
@@ -60,20 +60,25 @@ pub struct Progress {
 }
 
 /// Evaluates `$body` with `$m` bound to the configured mechanism: the one place that maps
-/// `cc.mechanism` to a type.
+/// `cc.mechanism` to a type (tests use it too, to run a config with invariant checks).
+#[macro_export]
 macro_rules! with_mechanism {
     ($cfg:expr, $m:ident => $body:expr) => {
         match $cfg.cc.mechanism {
-            MechanismName::None => {
-                let $m = NoCc { voq: $cfg.switch.voq };
+            $crate::config::Mechanism::None => {
+                let $m = $crate::cc::NoCc { voq: $cfg.switch.voq };
                 $body
             }
-            MechanismName::Ecn => {
-                let $m = EcnIpd::new($cfg);
+            $crate::config::Mechanism::Ecn => {
+                let $m = $crate::cc::EcnIpd::new($cfg);
                 $body
             }
-            MechanismName::Srp => {
-                let $m = Srp::new($cfg);
+            $crate::config::Mechanism::Srp => {
+                let $m = $crate::cc::Srp::new($cfg);
+                $body
+            }
+            $crate::config::Mechanism::Ibcc => {
+                let $m = $crate::cc::IbCc::new($cfg);
                 $body
             }
         }

@@ -50,7 +50,8 @@ impl<M: Mechanism> Sim<M> {
     fn view(&self, qp: QpId) -> QueueView {
         let q = &self.qps.slots[qp as usize];
         let (packets, left) = q.messages.front().map_or((0, 0), |m| (m.packets, m.packets - m.sent));
-        QueueView { qp, src: q.src, dst: q.dst, retransmission: !q.retx.is_empty(), head_message_packets: packets, head_message_left: left }
+        let link_rate = self.topo.channels[self.nics[q.src as usize].out as usize].rate;
+        QueueView { qp, src: q.src, dst: q.dst, retransmission: !q.retx.is_empty(), head_message_packets: packets, head_message_left: left, link_rate }
     }
 
     /// The mechanism handed `pkt` back to send queue `qp` of `node` (`Ctx::retransmit`).

@@ -311,7 +311,15 @@ impl<M: Mechanism> Sim<M> {
         let ovc = &mut o.vcs[vc as usize];
         ovc.fifo.pop_front();
         ovc.credits -= bytes;
-        let view = OutputView { queued_bytes: o.queued[vc as usize], downstream_credits: ovc.credits, buffer_bytes: self.p.in_cap };
+        let queued = o.queued[vc as usize];
+        let mut view = OutputView {
+            queued_bytes: queued,
+            downstream_credits: ovc.credits,
+            buffer_bytes: self.p.in_cap,
+            to_host: matches!(to, Endpoint::Host(_)),
+            voq_max_bytes: queued,
+            contributors: 0,
+        };
         if interleave {
             ovc.bytes -= bytes;
             o.stretch += ser;
@@ -319,6 +327,9 @@ impl<M: Mechanism> Sim<M> {
             o.link_busy = true;
             o.sending = Some((vc, bytes));
             self.events.push(now + ser, Event::LinkFree { ch });
+        }
+        if M::HOOKS.voq_detail && self.vcs[vc as usize].voq {
+            (view.voq_max_bytes, view.contributors) = self.voq_detail(s, port, vc);
         }
         if M::HOOKS.transmit {
             let mut copy = *self.slab.get(pkt);
@@ -335,5 +346,18 @@ impl<M: Mechanism> Sim<M> {
             // More control packets may be waiting to interleave.
             self.try_link(s, port);
         }
+    }
+
+    /// The fullest virtual output queue of the switch's inputs for output `port` on `vc`
+    /// (bytes), and how many inputs have bytes queued for it.
+    fn voq_detail(&self, s: SwitchId, port: PortId, vc: Vc) -> (u32, u32) {
+        let mut max = 0;
+        let mut contributors = 0;
+        for input in &self.switches[s as usize].inputs {
+            let bytes: u32 = input[vc as usize].queues[port as usize].iter().map(|&p| self.slab.get(p).bytes).sum();
+            max = max.max(bytes);
+            contributors += u32::from(bytes > 0);
+        }
+        (max, contributors)
     }
 }

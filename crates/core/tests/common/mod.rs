@@ -3,9 +3,7 @@
 
 #![allow(dead_code)]
 
-use lossless_core::cc::{EcnIpd, NoCc, Srp};
-use lossless_core::config::Mechanism;
-use lossless_core::{Config, Sim, Summary};
+use lossless_core::{with_mechanism, Config, Sim, Summary};
 
 pub fn config(text: &str) -> Config {
     Config::from_toml_str(text, &[]).unwrap_or_else(|e| panic!("test config is invalid: {e}"))
@@ -18,11 +16,7 @@ pub fn run(text: &str) -> Summary {
 
 /// Runs `cfg` with the mechanism it names and checks the invariants at the end.
 pub fn run_config(cfg: &Config) -> Summary {
-    match cfg.cc.mechanism {
-        Mechanism::None => run_mechanism(cfg, NoCc { voq: cfg.switch.voq }),
-        Mechanism::Ecn => run_mechanism(cfg, EcnIpd::new(cfg)),
-        Mechanism::Srp => run_mechanism(cfg, Srp::new(cfg)),
-    }
+    with_mechanism!(cfg, m => run_mechanism(cfg, m))
 }
 
 pub fn run_mechanism<M: lossless_core::cc::Mechanism>(cfg: &Config, mech: M) -> Summary {

@@ -1,0 +1,314 @@
+//! InfiniBand Congestion Control (IBA 1.2.1 Annex A10), as the thesis describes and simulates
+//! it (Gran 2013, §2.3; Paper I §3-4; Paper II §3).
+//!
+//! - Switch [L495-501, L830]: an output port (on the data VL) enters the congestion state when
+//!   its virtual output queues cross the threshold and it is a *root*: its downstream buffer has
+//!   credits. Ports facing channel adapters with Victim_Mask set enter it without credits too.
+//!   With hysteresis (Paper II [L1085]) it leaves the state only below a lower threshold. Data
+//!   packets leaving a congested port are FECN-marked with Marking_Rate, at transmit time as the
+//!   thesis simulator's output buffer does; control packets never are [L513].
+//! - Destination [L505, L836]: a FECN packet is answered with BECN, in a congestion notification
+//!   packet sent ahead of data or on the ACK every data packet gets.
+//! - Source [L507-511, L838]: each BECN raises the flow's CCTI by CCTI_Increase (up to
+//!   CCTI_Limit); CCTI_Timer lowers it by one (not below CCTI_Min). The flow waits CCT[CCTI]
+//!   after each packet's serialization (the injection rate delay as a gap, digest §1.6).
+//!
+//! The threshold weight w (1-15) maps to bytes as (16 - w)/16 of an input buffer: "uniformly
+//! decreasing" [L497], the mapping being left to the switch designer. docs/config.md explains.
+//! VCs: a control VC (0, CNPs and ACKs) above the data VC (1, VOQ), one data VL as the thesis'
+//! experiments.
+
+use super::{throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, VcSpec};
+use crate::config::{Becn, Config, Granularity, IbCcConfig, Marking, ThresholdMode, TimerMode};
+use crate::ids::{NodeId, PortId, SwitchId, Vc};
+use crate::packet::{CcHeader, Packet, PacketKind};
+use crate::time::{ps_from_ns, Time};
+use rand::RngExt;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+const CONTROL_VC: Vc = 0;
+const DATA_VC: Vc = 1;
+/// Header bits of data packets and ACKs.
+const FECN: u16 = 1;
+const BECN: u16 = 2;
+/// Control packet subtypes.
+const CNP: u8 = 1;
+const ACK: u8 = 2;
+/// The flow key's destination under SL granularity: one CCTI for all of a source's flows.
+const ALL_DESTINATIONS: NodeId = NodeId::MAX;
+
+pub struct IbCc {
+    cfg: IbCcConfig,
+    upper_bytes: u32,
+    lower_bytes: u32,
+    data_bytes: u32,
+    cct: Vec<Time>,
+    timer: Time,
+    voq: bool,
+    /// Output ports (switch, port) in the congestion state (hysteresis memory).
+    congested: FxHashSet<(SwitchId, PortId)>,
+    /// Eligible packets per port since its last mark (counter marking).
+    eligible: FxHashMap<(SwitchId, PortId), u32>,
+    /// Flows with a CCTI above the minimum or a pending gap; the others inject freely.
+    flows: FxHashMap<(NodeId, NodeId), Flow>,
+    marks: u64,
+    becns: u64,
+}
+
+/// CCTI state of one flow, updated lazily: the CCTI at time t is the CCTI set at `since` less
+/// the timer expiries after it (never below CCTI_Min).
+#[derive(Clone, Copy)]
+struct Flow {
+    ccti: u32,
+    since: Time,
+    /// When the tail of the flow's last packet left the NIC.
+    last_end: Option<Time>,
+}
+
+impl IbCc {
+    pub fn new(cfg: &Config) -> IbCc {
+        let c = cfg.cc.ibcc.clone();
+        let buffer = cfg.switch.input_buffer_bytes(&cfg.nic) as u64;
+        let upper_bytes = if c.threshold == 0 { u32::MAX } else { ((16 - c.threshold as u64) * buffer / 16) as u32 };
+        IbCc {
+            lower_bytes: upper_bytes.saturating_sub(c.hysteresis_bytes),
+            upper_bytes,
+            data_bytes: cfg.nic.data_packet_bytes,
+            cct: c.cct.table_ns().into_iter().map(ps_from_ns).collect(),
+            timer: ps_from_ns(c.ccti_timer_ns),
+            voq: cfg.switch.voq,
+            congested: FxHashSet::default(),
+            eligible: FxHashMap::default(),
+            flows: FxHashMap::default(),
+            marks: 0,
+            becns: 0,
+            cfg: c,
+        }
+    }
+
+    fn key(&self, src: NodeId, dst: NodeId) -> (NodeId, NodeId) {
+        match self.cfg.granularity {
+            Granularity::Qp => (src, dst),
+            Granularity::Sl => (src, ALL_DESTINATIONS),
+        }
+    }
+
+    /// Timer expiries in (since, t], and the time of the next one after t.
+    fn expiries(&self, since: Time, t: Time) -> (u64, Time) {
+        match self.cfg.timer {
+            TimerMode::Periodic => (t / self.timer - since / self.timer, (t / self.timer + 1) * self.timer),
+            TimerMode::Restart => {
+                let n = (t - since) / self.timer;
+                (n, since + (n + 1) * self.timer)
+            }
+        }
+    }
+
+    fn ccti_at(&self, f: &Flow, t: Time) -> u32 {
+        let (n, _) = self.expiries(f.since, t);
+        (f.ccti as u64).saturating_sub(n).max(self.cfg.ccti_min as u64) as u32
+    }
+
+    /// Is the output in the congestion state after this packet leaves it?
+    fn port_state(&mut self, sw: SwitchId, port: PortId, out: &OutputView) -> bool {
+        let (level, upper, lower) = match self.cfg.threshold_mode {
+            ThresholdMode::Voq => (out.voq_max_bytes, self.upper_bytes, self.lower_bytes),
+            ThresholdMode::Sum => (out.queued_bytes, self.upper_bytes, self.lower_bytes),
+            ThresholdMode::SumPerInput => {
+                let n = out.contributors.max(1);
+                (out.queued_bytes, self.upper_bytes / n, self.lower_bytes / n)
+            }
+        };
+        // A root has credits for another packet; a victim has none (Victim_Mask overrides
+        // on ports facing channel adapters).
+        let root = out.downstream_credits >= self.data_bytes || (self.cfg.victim_mask && out.to_host);
+        let was = self.congested.contains(&(sw, port));
+        // A single threshold follows occupancy and root state; with hysteresis a port that
+        // entered stays until its occupancy falls to the lower threshold.
+        let now = if was && self.lower_bytes < self.upper_bytes { level > lower } else { level > upper && root };
+        if now != was {
+            if now {
+                self.congested.insert((sw, port));
+            } else {
+                self.congested.remove(&(sw, port));
+            }
+        }
+        now
+    }
+
+    fn mark(&mut self, ctx: &mut Ctx, sw: SwitchId, port: PortId) -> bool {
+        let rate = self.cfg.marking_rate;
+        match self.cfg.marking {
+            Marking::Random => rate == 0 || ctx.rng().random_range(0..=rate) == 0,
+            Marking::Counter => {
+                let n = self.eligible.entry((sw, port)).or_insert(0);
+                *n += 1;
+                if *n > rate {
+                    *n = 0;
+                    true
+                } else {
+                    false
+                }
+            }
+        }
+    }
+}
+
+impl Mechanism for IbCc {
+    const HOOKS: Hooks =
+        Hooks { transmit: true, voq_detail: true, inject_gate: true, injected: true, deliver: true, control: true, ..Hooks::NONE };
+
+    fn name(&self) -> &'static str {
+        "ibcc"
+    }
+
+    fn vcs(&self) -> Vec<VcSpec> {
+        vec![VcSpec { class: VcClass::Control, voq: false }, VcSpec { class: VcClass::Data, voq: self.voq }]
+    }
+
+    fn data_vc(&self) -> Vc {
+        DATA_VC
+    }
+
+    fn on_transmit(&mut self, ctx: &mut Ctx, sw: SwitchId, port: PortId, pkt: &mut Packet, out: OutputView) {
+        if pkt.kind != PacketKind::Data || self.cfg.threshold == 0 {
+            return;
+        }
+        if self.port_state(sw, port, &out) && pkt.bytes >= self.cfg.packet_size_bytes && pkt.hdr.flags & FECN == 0 && self.mark(ctx, sw, port) {
+            pkt.hdr.flags |= FECN;
+            self.marks += 1;
+        }
+    }
+
+    fn on_deliver(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
+        let fecn = pkt.hdr.flags & FECN != 0;
+        match self.cfg.becn {
+            Becn::Cnp if fecn => ctx.send_control(node, pkt.src, CONTROL_VC, CNP, CcHeader::default()),
+            Becn::Cnp => {}
+            Becn::Ack => {
+                let hdr = CcHeader { flags: if fecn { BECN } else { 0 }, ..CcHeader::default() };
+                ctx.send_control(node, pkt.src, CONTROL_VC, ACK, hdr);
+            }
+        }
+    }
+
+    fn on_control(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
+        let becn = match pkt.kind {
+            PacketKind::Control(CNP) => true,
+            PacketKind::Control(ACK) => pkt.hdr.flags & BECN != 0,
+            _ => false,
+        };
+        if !becn {
+            return;
+        }
+        self.becns += 1;
+        let now = ctx.now();
+        let key = self.key(node, pkt.src);
+        let (ccti, last_end) = match self.flows.get(&key) {
+            Some(f) => (self.ccti_at(f, now), f.last_end),
+            None => (self.cfg.ccti_min, None),
+        };
+        let ccti = (ccti + self.cfg.ccti_increase).min(self.cfg.ccti_limit);
+        self.flows.insert(key, Flow { ccti, since: now, last_end });
+    }
+
+    fn inject_gate(&mut self, ctx: &mut Ctx, q: QueueView) -> Gate {
+        let now = ctx.now();
+        let Some(f) = self.flows.get(&self.key(q.src, q.dst)) else { return Gate::Now(DATA_VC) };
+        let Some(last_end) = f.last_end else { return Gate::Now(DATA_VC) };
+        let at = throttle::earliest(last_end, now, |t| {
+            let (_, next) = self.expiries(f.since, t);
+            (self.cct[self.ccti_at(f, t) as usize], next)
+        });
+        if at > now {
+            Gate::At(at)
+        } else {
+            Gate::Now(DATA_VC)
+        }
+    }
+
+    fn on_injected(&mut self, ctx: &mut Ctx, q: QueueView, pkt: &mut Packet) {
+        let now = ctx.now();
+        let key = self.key(q.src, q.dst);
+        let min_delay = self.cct[self.cfg.ccti_min as usize];
+        let flow = self.flows.get(&key).copied();
+        match flow {
+            // Back at the minimum with no delay: forget the flow, so state stays proportional to
+            // the throttled flows.
+            Some(f) if min_delay == 0 && self.ccti_at(&f, now) == self.cfg.ccti_min => {
+                self.flows.remove(&key);
+            }
+            None if min_delay == 0 => {}
+            _ => {
+                let f = flow.unwrap_or(Flow { ccti: self.cfg.ccti_min, since: now, last_end: None });
+                self.flows.insert(key, Flow { last_end: Some(now + q.link_rate.serialization(pkt.bytes)), ..f });
+            }
+        }
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        vec![("marks", self.marks), ("becns", self.becns), ("throttled_flows", self.flows.len() as u64)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ibcc(extra: &str) -> IbCc {
+        let cfg = Config::from_toml_str(
+            &format!("[topology]\nkind = \"kary_ntree\"\nk = 2\nn = 1\n[[traffic]]\npattern = \"uniform\"\nload = 0.1\n[cc]\nmechanism = \"ibcc\"\n[cc.ibcc]\n{extra}"),
+            &[],
+        )
+        .unwrap();
+        IbCc::new(&cfg)
+    }
+
+    #[test]
+    fn thesis_cct_and_threshold_mapping() {
+        let m = ibcc("");
+        // cct[i] = 7 i^2 / 106^2 us (Paper III [L1479]): cct[127] = 10.048 us.
+        assert_eq!(m.cct[0], 0);
+        assert_eq!(m.cct[127], ps_from_ns(7_000.0 * 127.0 * 127.0 / (106.0 * 106.0)));
+        // Weight 15: 1/16 of a 16-packet (4096-byte) input buffer.
+        assert_eq!(m.upper_bytes, 256);
+    }
+
+    #[test]
+    fn periodic_timer_counts_expiries_of_a_free_running_clock() {
+        let m = ibcc("ccti_timer_ns = 100.0");
+        let f = Flow { ccti: 5, since: 250_000, last_end: None };
+        // Expiries at 300 and 400 ns.
+        assert_eq!(m.ccti_at(&f, 299_999), 5);
+        assert_eq!(m.ccti_at(&f, 400_000), 3);
+        let r = ibcc("ccti_timer_ns = 100.0\ntimer = \"restart\"");
+        // Restarted at 250 ns: expiries at 350 and 450 ns.
+        assert_eq!(r.ccti_at(&f, 400_000), 4);
+        assert_eq!(r.ccti_at(&f, 10_000_000), 0);
+    }
+
+    #[test]
+    fn hysteresis_keeps_the_state_until_the_lower_threshold() {
+        let mut m = ibcc("threshold = 12\nhysteresis_bytes = 768");
+        // Upper: 4/16 of 4096 = 1024 bytes; lower 256.
+        let view = |queued: u32| OutputView { queued_bytes: queued, downstream_credits: 4096, buffer_bytes: 4096, to_host: false, voq_max_bytes: queued, contributors: 1 };
+        assert!(!m.port_state(0, 0, &view(1024)));
+        assert!(m.port_state(0, 0, &view(1025)));
+        assert!(m.port_state(0, 0, &view(300)));
+        assert!(!m.port_state(0, 0, &view(255)));
+        // A single threshold follows the occupancy.
+        let mut s = ibcc("threshold = 12");
+        assert!(s.port_state(0, 0, &view(1025)));
+        assert!(!s.port_state(0, 0, &view(1000)));
+    }
+
+    #[test]
+    fn victims_are_not_marked_unless_masked() {
+        let mut m = ibcc("victim_mask = false");
+        let victim = OutputView { queued_bytes: 4000, downstream_credits: 0, buffer_bytes: 4096, to_host: true, voq_max_bytes: 4000, contributors: 2 };
+        assert!(!m.port_state(0, 0, &victim));
+        let mut masked = ibcc("");
+        assert!(masked.port_state(0, 0, &victim));
+        assert!(!masked.port_state(0, 1, &OutputView { to_host: false, ..victim }));
+    }
+}
