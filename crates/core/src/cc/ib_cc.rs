@@ -289,7 +289,7 @@ mod tests {
 
     #[test]
     fn hysteresis_keeps_the_state_until_the_lower_threshold() {
-        let mut m = ibcc("threshold = 12\nhysteresis_bytes = 768");
+        let mut m = ibcc("threshold = 12\nhysteresis_bytes = 768\nthreshold_mode = \"sum\"");
         // Upper: 4/16 of 4096 = 1024 bytes; lower 256.
         let view = |queued: u32| OutputView { queued_bytes: queued, downstream_credits: 4096, buffer_bytes: 4096, to_host: false, voq_max_bytes: queued, contributors: 1 };
         assert!(!m.port_state(0, 0, &view(1024)));
@@ -297,7 +297,7 @@ mod tests {
         assert!(m.port_state(0, 0, &view(300)));
         assert!(!m.port_state(0, 0, &view(255)));
         // A single threshold follows the occupancy.
-        let mut s = ibcc("threshold = 12");
+        let mut s = ibcc("threshold = 12\nthreshold_mode = \"sum\"");
         assert!(s.port_state(0, 0, &view(1025)));
         assert!(!s.port_state(0, 0, &view(1000)));
     }

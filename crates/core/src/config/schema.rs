@@ -248,7 +248,9 @@ pub struct IbCcConfig {
     /// Threshold weight 0-15 [L497]: 0 never marks; 1 is the highest threshold, 15 the lowest.
     /// Paper III: 15.
     pub threshold: u32,
-    /// What the threshold is compared with (Paper I's three modes [L830]).
+    /// What the threshold is compared with (Paper I's three modes [L830]). Default `voq`, the
+    /// per-VoQ thresholds of Paper II [L1105]: with `sum` at weight 15 the testbed's S1 marks
+    /// the victim too (docs/validation.md, IB-T3).
     pub threshold_mode: ThresholdMode,
     /// Upper threshold minus lower threshold (Paper II's hysteresis [L1085-1101]): the port
     /// enters the congestion state above the upper one and leaves it below the lower one.
@@ -291,7 +293,7 @@ impl Default for IbCcConfig {
     fn default() -> Self {
         IbCcConfig {
             threshold: 15,
-            threshold_mode: ThresholdMode::Sum,
+            threshold_mode: ThresholdMode::Voq,
             hysteresis_bytes: 0,
             victim_mask: true,
             marking_rate: 1,

@@ -3,8 +3,9 @@
 //!
 //! Packet timing (virtual cut-through, DESIGN.md "Simulation model"): a head crosses a channel in
 //! its latency and the tail follows one serialization time later; at a switch the head may
-//! compete for the crossbar after the router latency (one event: `Event::HeadArrive`); the crossbar moves it at `speedup` times
-//! the output rate into a per-VC output buffer; the output sends it when the downstream buffer
+//! compete for the crossbar after the router latency (one event: `Event::HeadArrive`); the
+//! crossbar moves it at `speedup` times the switch's fastest port rate into a per-VC output
+//! buffer; the output sends it when the downstream buffer
 //! has credits for the whole packet, never so early that its tail would leave before it arrived.
 //! Credits return over the reverse direction once the tail has left the input buffer.
 //!
@@ -115,7 +116,8 @@ pub struct Sim<M: Mechanism> {
     pub(crate) vcs: Vec<VcSpec>,
     /// VCs grouped by priority class, highest first; round-robin inside a group.
     pub(crate) vc_groups: Vec<Vec<Vc>>,
-    /// Crossbar rate towards each channel (channel rate x speedup), indexed by channel.
+    /// Crossbar rate towards each channel (the switch's fastest port rate x speedup), indexed by
+    /// channel.
     pub(crate) xbar_rate: Vec<Rate>,
     pub(crate) switches: Vec<Switch>,
     pub(crate) nics: Vec<Nic>,
@@ -155,7 +157,15 @@ impl<M: Mechanism> Sim<M> {
             .map(|(s, node)| Switch::new(node.ports.len(), &vcs, |_| in_cap, stream(seed, Family::Switch, s as u64)))
             .collect();
         let nics = (0..topo.hosts()).map(|h| Nic::new(topo.host_out[h], topo.host_in[h], vec![in_cap; nv])).collect();
-        let xbar_rate = topo.channels.iter().map(|c| c.rate.scaled(cfg.switch.speedup)).collect();
+        // A switch's crossbar runs at `speedup` times its fastest port, for every output: with
+        // mixed link rates (the thesis' testbed) a slow input must not throttle a fast link.
+        let mut xbar_rate: Vec<Rate> = topo.channels.iter().map(|c| c.rate.scaled(cfg.switch.speedup)).collect();
+        for sw in &topo.switches {
+            let fastest = sw.ports.iter().map(|p| topo.channels[p.out as usize].rate).max().unwrap_or(Rate { mbps: 0 });
+            for p in &sw.ports {
+                xbar_rate[p.out as usize] = fastest.scaled(cfg.switch.speedup);
+            }
+        }
         let mut vc_groups = Vec::new();
         for class in [VcClass::Control, VcClass::Data, VcClass::Low] {
             let g: Vec<Vc> = (0..nv).filter(|&v| vcs[v].class == class).map(|v| v as Vc).collect();
