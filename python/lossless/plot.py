@@ -122,15 +122,21 @@ def heatmap(results: SweepResults, *, x: str, y: str, value: str = "accepted", t
     points, name = _class_rows(results.points, traffic_class)
     _require(points, [x, y, value])
     _only_seeds_vary(results, points, [x, y])
-    grid = points.groupby([y, x], sort=True)[value].mean().unstack(x)
-    fig, ax = plt.subplots(figsize=(1.2 + 0.9 * grid.shape[1], 1.2 + 0.6 * grid.shape[0]), layout="constrained")
-    image = ax.imshow(grid.to_numpy(dtype=float), origin="lower", aspect="auto", cmap="viridis")
-    ax.set_xticks(range(grid.shape[1]), [str(v) for v in grid.columns])
-    ax.set_yticks(range(grid.shape[0]), [str(v) for v in grid.index])
-    for (r, c), v in pd.DataFrame(grid.to_numpy()).stack().items():
-        ax.text(c, r, f"{v:.3g}", ha="center", va="center", fontsize=8, color="white" if v < grid.to_numpy().mean() else "black")
+    return grid(points, x=x, y=y, value=value, title=name)
+
+
+def grid(rows: pd.DataFrame, *, x: str, y: str, value: str, title: str = "") -> Figure:
+    """The heat map of any table: the mean of `value` for each (x, y), annotated."""
+    table = rows.groupby([y, x], sort=True)[value].mean().unstack(x)
+    values = table.to_numpy(dtype=float)
+    fig, ax = plt.subplots(figsize=(1.2 + 0.9 * table.shape[1], 1.2 + 0.6 * table.shape[0]), layout="constrained")
+    image = ax.imshow(values, origin="lower", aspect="auto", cmap="viridis")
+    ax.set_xticks(range(table.shape[1]), [str(v) for v in table.columns])
+    ax.set_yticks(range(table.shape[0]), [str(v) for v in table.index])
+    for (r, c), v in pd.DataFrame(values).stack().items():
+        ax.text(c, r, f"{v:.3g}", ha="center", va="center", fontsize=8, color="white" if v < values.mean() else "black")
     fig.colorbar(image, ax=ax, label=value)
-    ax.set(xlabel=x, ylabel=y, title=name)
+    ax.set(xlabel=x, ylabel=y, title=title)
     return fig
 
 

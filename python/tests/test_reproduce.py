@@ -10,6 +10,14 @@ from lossless.reproduce import TARGETS, reproduce
 
 def test_targets_are_registered():
     assert {"srp-1", "srp-4", "srp-5", "srp-6", "srp-7", "srp-8", "srp-9", "srp-10", "srp-11", "srp-12", "srp-13", "srp-14", "srp-15"} <= set(TARGETS)
+    assert {"ib-t2", "ib-t4", "ib-t7", "ib-t9"} <= set(TARGETS)
+
+
+def test_ib_t2_reproduces(tmp_path):
+    # IB-T2/T3 in short mode (100 ms phases): every headline holds.
+    r = reproduce("ib-t2", tmp_path)
+    assert r.ok, r.table()
+    assert (tmp_path / "ib-t2" / "ib-t2.png").stat().st_size > 10_000
 
 
 def test_srp1_reproduces_and_writes_its_figure(tmp_path):

@@ -102,3 +102,22 @@ def test_cli_script_exit_status(default_example, tmp_path):
     assert "traffic[0].load" in p.stderr
     assert "Traceback" not in p.stderr
     assert not out.exists()
+
+
+def test_treatment_variation_follows_paper_iii():
+    import pandas as pd
+
+    from lossless.fairness import treatment_variation
+
+    # Two contributors over three bins: deltas 0.2, 0.0, 0.4 (the first bin is before start).
+    ts = pd.DataFrame({
+        "class": ["a", "b"] * 4,
+        "bin_start_ns": [0, 0, 10, 10, 20, 20, 30, 30],
+        "accepted": [0.9, 0.0, 0.5, 0.3, 0.4, 0.4, 0.6, 0.2],
+    })
+    tv = treatment_variation(ts, ["a", "b"], start_ns=10)
+    assert tv.bins == 3
+    assert tv.mean_delta == pytest.approx(0.2)
+    assert tv.var == pytest.approx(((0.0) ** 2 + 0.2**2 + 0.2**2) / 3)
+    with pytest.raises(KeyError):
+        treatment_variation(ts, ["a", "c"], start_ns=0)
