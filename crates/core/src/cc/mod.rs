@@ -1,7 +1,8 @@
 //! Congestion control as plug-ins.
 //!
 //! A mechanism implements [`Mechanism`]: hooks at the points DESIGN.md lists (switch input,
-//! queue head, occupancy, transmission; NIC message arrival, injection gate, delivery; timers).
+//! queue head, a full input buffer, transmission; NIC message arrival, injection gate, delivery;
+//! timers).
 //! The engine is generic over the mechanism, so hooks are statically dispatched, and a mechanism
 //! declares in [`Mechanism::HOOKS`] which ones it uses: the engine skips the rest at compile
 //! time, and a disabled mechanism costs nothing on the hot path.
@@ -13,6 +14,7 @@ mod ctx;
 mod ecn_ipd;
 mod ib_cc;
 mod none;
+mod santos;
 mod srp;
 mod throttle;
 
@@ -20,6 +22,7 @@ pub use ctx::{Ctx, Deferred};
 pub use ecn_ipd::EcnIpd;
 pub use ib_cc::IbCc;
 pub use none::NoCc;
+pub use santos::Santos;
 pub use srp::Srp;
 
 use crate::ids::{NodeId, PortId, QpId, SwitchId, Vc};
@@ -49,7 +52,7 @@ pub struct VcSpec {
 pub struct Hooks {
     pub switch_arrival: bool,
     pub queue_head: bool,
-    pub occupancy: bool,
+    pub input_full: bool,
     pub transmit: bool,
     /// `on_transmit` needs `OutputView::voq_max_bytes` and `contributors` (a scan of the
     /// switch's inputs per packet sent).
@@ -66,7 +69,7 @@ impl Hooks {
     pub const NONE: Hooks = Hooks {
         switch_arrival: false,
         queue_head: false,
-        occupancy: false,
+        input_full: false,
         transmit: false,
         voq_detail: false,
         message: false,
@@ -154,8 +157,9 @@ pub trait Mechanism {
         Verdict::Keep
     }
 
-    /// The occupancy of an input buffer (port, VC) changed to `bytes`.
-    fn on_occupancy(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _vc: Vc, _bytes: u32) {}
+    /// A packet arrived at input buffer (port, VC) and left it full: no room for another data
+    /// packet. `contents` lists the data packets it holds, as (uid, output port).
+    fn on_input_full(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _vc: Vc, _contents: &[(u64, PortId)]) {}
 
     /// A packet starts leaving switch output `port` (read and rewrite header fields).
     fn on_transmit(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _pkt: &mut Packet, _out: OutputView) {}

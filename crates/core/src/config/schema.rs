@@ -223,6 +223,7 @@ pub struct CcConfig {
     pub ecn: EcnConfig,
     pub srp: SrpConfig,
     pub ibcc: IbCcConfig,
+    pub santos: SantosConfig,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
@@ -238,6 +239,66 @@ pub enum Mechanism {
     /// InfiniBand Congestion Control, IBA 1.2.1 Annex A10 as the thesis describes it (§2.3,
     /// Papers I-III): FECN at switches, BECN from destinations, CCT-driven injection delay.
     Ibcc,
+    /// End-to-end ECN of Santos, Turner and Janakiraman (INFOCOM 2003): full-input-buffer
+    /// marking, an ACK per packet, rate control (LIPD, FIMD, AIMD) with a window of one packet.
+    Santos,
+}
+
+/// `[cc.santos]`: Santos et al. §IV-§VI.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SantosConfig {
+    /// `counters`: the proposed cnt1/cnt2 marking (§IV-A); `full_buffer`: the naive policy that
+    /// marks the packets in a buffer when it becomes full.
+    pub marking: SantosMarking,
+    /// Source response function (§V): `lipd`, `fimd` or `aimd`.
+    pub response: Response,
+    /// m, the multiplicative decrease of FIMD and AIMD: 2 (§VI-B).
+    pub decrease_factor: f64,
+    /// R_min as a fraction of R_max (the injection link rate): 1/256, the range of InfiniBand's
+    /// inter-packet delay (§VI-B).
+    pub min_rate: f64,
+    /// Use the 256 discrete rates R_max/(1+ipd), ipd = 0..255, instead of continuous ones
+    /// (§VI-B.1): the rate a flow injects at is its rate rounded to the nearest of them.
+    pub discrete: bool,
+    /// Packets a flow may have unacknowledged: 1 (§IV-B).
+    pub window_packets: u32,
+    /// Keep a flow's rate when it ends, for the next flow of the same source and destination
+    /// (§VI-B.2); otherwise every flow starts at R_max.
+    pub persistent: bool,
+}
+
+impl Default for SantosConfig {
+    fn default() -> Self {
+        SantosConfig {
+            marking: SantosMarking::Counters,
+            response: Response::Lipd,
+            decrease_factor: 2.0,
+            min_rate: 1.0 / 256.0,
+            discrete: false,
+            window_packets: 1,
+            persistent: false,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SantosMarking {
+    Counters,
+    FullBuffer,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Response {
+    /// Linear inter-packet delay: one more packet time of delay per mark (§V-D).
+    Lipd,
+    /// Fast increase, multiplicative decrease (§V-C).
+    Fimd,
+    /// Additive increase at the fastest slope condition 3 allows, multiplicative decrease
+    /// (§VI-B).
+    Aimd,
 }
 
 /// `[cc.ibcc]`: InfiniBand CC. Defaults are the thesis' hardware study (Paper III, Table I

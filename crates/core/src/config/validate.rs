@@ -17,6 +17,7 @@ impl Config {
         self.cc.ecn.validate()?;
         self.cc.srp.validate()?;
         self.cc.ibcc.validate()?;
+        self.cc.santos.validate()?;
         if self.traffic.is_empty() {
             return Err(ConfigError::new("traffic", "no traffic class: add at least one [[traffic]] table"));
         }
@@ -205,6 +206,24 @@ impl IbCcConfig {
         }
         for (i, v) in table.iter().enumerate() {
             non_negative(&format!("cc.ibcc.cct[{i}]"), *v)?;
+        }
+        Ok(())
+    }
+}
+
+impl SantosConfig {
+    fn validate(&self) -> ConfigResult<()> {
+        if !(self.min_rate > 0.0 && self.min_rate < 1.0) {
+            return Err(ConfigError::new("cc.santos.min_rate", format!("must be a fraction of the link rate in (0, 1), got {}", self.min_rate)));
+        }
+        if !(self.decrease_factor.is_finite() && self.decrease_factor > 1.0) {
+            return Err(ConfigError::new("cc.santos.decrease_factor", format!("m must be greater than 1, got {}", self.decrease_factor)));
+        }
+        if self.window_packets == 0 {
+            return Err(ConfigError::new("cc.santos.window_packets", "must be at least 1"));
+        }
+        if self.discrete && (1.0 / self.min_rate).round() > 65_536.0 {
+            return Err(ConfigError::new("cc.santos.min_rate", "discrete rates support at most 65536 levels"));
         }
         Ok(())
     }

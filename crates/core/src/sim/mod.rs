@@ -40,7 +40,7 @@ use crate::cc::{Ctx, Deferred, Mechanism, VcClass, VcSpec};
 use crate::config::Config;
 use crate::engine::{Event, EventQueue};
 use crate::error::{ConfigError, ConfigResult};
-use crate::ids::{Endpoint, Vc};
+use crate::ids::{Endpoint, PortId, Vc};
 use crate::nic::{ControlQueues, Copies, Nic, SendQueues};
 use crate::packet::Slab;
 use crate::rng::{stream, Family, Stream};
@@ -80,6 +80,10 @@ macro_rules! with_mechanism {
             }
             $crate::config::Mechanism::Ibcc => {
                 let $m = $crate::cc::IbCc::new($cfg);
+                $body
+            }
+            $crate::config::Mechanism::Santos => {
+                let $m = $crate::cc::Santos::new($cfg);
                 $body
             }
         }
@@ -130,6 +134,8 @@ pub struct Sim<M: Mechanism> {
     pub(crate) deferred: Vec<Deferred>,
     /// Data packets that may be delivered twice.
     pub(crate) copies: Copies,
+    /// Reused buffer for the contents handed to `Mechanism::on_input_full`.
+    pub(crate) scratch: Vec<(u64, PortId)>,
     /// Next data packet identity.
     pub(crate) next_uid: u64,
     pub(crate) p: Params,
@@ -194,6 +200,7 @@ impl<M: Mechanism> Sim<M> {
             mech_rng: stream(seed, Family::Mechanism, 0),
             deferred: Vec::new(),
             copies: Copies::default(),
+            scratch: Vec::new(),
             next_uid: 1,
             p: Params {
                 router_latency: ps_from_ns(cfg.switch.router_latency_ns),

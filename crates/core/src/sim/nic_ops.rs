@@ -12,9 +12,7 @@ use crate::time::Time;
 impl<M: Mechanism> Sim<M> {
     /// Traffic source `s` generates a message now.
     pub(super) fn arrival(&mut self, s: usize) {
-        let draw = self.traffic.draw(s);
-        let (node, class) = (self.traffic.sources[s].node, self.traffic.sources[s].class);
-        self.enqueue(node, draw.dst, Message { class, source: s as u32, packets: draw.packets, sent: 0, created: self.now });
+        let node = self.next_message(s);
         if self.traffic.repeats(s) {
             let t = self.now + self.traffic.gap(s);
             if t < self.traffic.stop(s) {
@@ -22,6 +20,14 @@ impl<M: Mechanism> Sim<M> {
             }
         }
         self.try_inject(node);
+    }
+
+    /// Source `s` generates its next message into its send queue; returns its node.
+    fn next_message(&mut self, s: usize) -> NodeId {
+        let draw = self.traffic.draw(s);
+        let (node, class) = (self.traffic.sources[s].node, self.traffic.sources[s].class);
+        self.enqueue(node, draw.dst, Message { class, source: s as u32, packets: draw.packets, sent: 0, created: self.now });
+        node
     }
 
     fn enqueue(&mut self, node: NodeId, dst: NodeId, msg: Message) {
@@ -177,6 +183,16 @@ impl<M: Mechanism> Sim<M> {
     /// message it completed.
     fn launch(&mut self, node: NodeId, qp: QpId, mut pkt: Packet, finished: Option<u32>) {
         let now = self.now;
+        // A greedy source always has its next message ready, queued before this queue is
+        // checked for emptiness: a greedy flow is one flow, its queue never empties (mechanisms
+        // that keep per-flow state see one long flow, not one per message). The link is busy
+        // from now on; its release tries the next injection.
+        if let Some(s) = finished {
+            let class = &self.traffic.classes[self.traffic.sources[s as usize].class as usize];
+            if class.greedy && now < class.stop {
+                self.next_message(s as usize);
+            }
+        }
         let q = &mut self.qps.slots[qp as usize];
         let nic = &mut self.nics[node as usize];
         nic.ring.pop_front();
@@ -200,14 +216,6 @@ impl<M: Mechanism> Sim<M> {
             if self.mech.release_queue(&mut ctx, view) {
                 self.nics[node as usize].qp_of.remove(&view.dst);
                 self.qps.free.push(qp);
-            }
-        }
-        // A greedy source always has its next message ready.
-        if let Some(s) = finished {
-            let s = s as usize;
-            let class = &self.traffic.classes[self.traffic.sources[s].class as usize];
-            if class.greedy && now < class.stop {
-                self.arrival(s);
             }
         }
     }

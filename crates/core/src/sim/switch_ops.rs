@@ -41,10 +41,9 @@ impl<M: Mechanism> Sim<M> {
         ivc.queues[q].push_back(pkt);
         ivc.bytes += bytes;
         ivc.peak = ivc.peak.max(ivc.bytes);
-        let (occupancy, is_head) = (ivc.bytes, ivc.queues[q].len() == 1);
-        if M::HOOKS.occupancy {
-            let mut ctx = mech_ctx!(self);
-            self.mech.on_occupancy(&mut ctx, s, port, vc, occupancy);
+        let (full, is_head) = (ivc.bytes + self.p.data_bytes > self.p.in_cap, ivc.queues[q].len() == 1);
+        if M::HOOKS.input_full && full {
+            self.input_full(s, port, vc);
         }
         if is_head {
             self.request(s, port, pkt);
@@ -227,12 +226,7 @@ impl<M: Mechanism> Sim<M> {
         sw.outputs[out as usize].queued[vc as usize] -= bytes;
         let ivc = &mut sw.inputs[i as usize][vc as usize];
         ivc.bytes -= bytes;
-        let occupancy = ivc.bytes;
         self.return_credit(s, i, vc, bytes, self.now);
-        if M::HOOKS.occupancy {
-            let mut ctx = mech_ctx!(self);
-            self.mech.on_occupancy(&mut ctx, s, i, vc, occupancy);
-        }
         self.try_allocate(s, out);
         // The input is free again: offer it to the other outputs it has requests for, starting
         // after `out` so that no output is favoured.
@@ -359,5 +353,23 @@ impl<M: Mechanism> Sim<M> {
             contributors += u32::from(bytes > 0);
         }
         (max, contributors)
+    }
+
+    /// Tells the mechanism that input buffer (port, VC) of switch `s` is full, with its data
+    /// packets (uid, output port).
+    fn input_full(&mut self, s: SwitchId, port: PortId, vc: Vc) {
+        let mut contents = std::mem::take(&mut self.scratch);
+        contents.clear();
+        for q in &self.switches[s as usize].inputs[port as usize][vc as usize].queues {
+            for &id in q {
+                let p = self.slab.get(id);
+                if p.kind == PacketKind::Data {
+                    contents.push((p.uid, p.out_port));
+                }
+            }
+        }
+        let mut ctx = mech_ctx!(self);
+        self.mech.on_input_full(&mut ctx, s, port, vc, &contents);
+        self.scratch = contents;
     }
 }

@@ -1,0 +1,294 @@
+//! End-to-end congestion control for InfiniBand, after Santos, Turner and Janakiraman (INFOCOM
+//! 2003).
+//!
+//! - Switch (§IV-A): marking is triggered when an input buffer becomes full. With `counters`,
+//!   every output that a packet in the full buffer is headed for is congested: cnt1 (packets in
+//!   the switch waiting for that output) is copied to cnt2, and the output marks its next cnt2
+//!   packets. With `full_buffer` (the naive policy) only the packets in the full buffer are
+//!   marked, when they leave.
+//! - Destination: every data packet is acknowledged; the ACK echoes the mark.
+//! - Source (§IV-B, §V): a window of one packet plus a rate limit, adjusted at each ACK by
+//!   f_dec (marked) or f_inc (unmarked). Rates are fractions of R_max, the injection link rate;
+//!   a flow at rate r starts a packet at most every (packet time)/r.
+//!
+//! VCs: the control VC (0, ACKs) above the data VC (1).
+
+use super::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, VcSpec};
+use crate::config::{Config, Response, SantosConfig, SantosMarking};
+use crate::ids::{NodeId, PortId, SwitchId, Vc};
+use crate::packet::{CcHeader, Packet, PacketKind};
+use crate::time::Time;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+const CONTROL_VC: Vc = 0;
+const DATA_VC: Vc = 1;
+/// ECN bit of a data packet, echoed in its ACK.
+const MARKED: u16 = 1;
+/// Control packet subtype.
+const ACK: u8 = 1;
+
+pub struct Santos {
+    cfg: SantosConfig,
+    voq: bool,
+    /// cnt1 per output (switch, port): data packets in the switch waiting for it.
+    waiting: FxHashMap<(SwitchId, PortId), u32>,
+    /// cnt2 per output: packets still to be marked.
+    to_mark: FxHashMap<(SwitchId, PortId), u32>,
+    /// `full_buffer` policy: the packets (uids) found in a full buffer.
+    marked_uids: FxHashSet<u64>,
+    flows: FxHashMap<(NodeId, NodeId), Flow>,
+    marks: u64,
+    marked_acks: u64,
+}
+
+#[derive(Clone, Copy)]
+struct Flow {
+    /// Rate limit, a fraction of the injection link rate.
+    rate: f64,
+    outstanding: u32,
+    /// Start and serialization of the last packet: the next may start `ser / rate` after it.
+    last_start: Time,
+    last_ser: Time,
+    /// The send queue emptied: the flow ended (its state is dropped once its ACKs are back,
+    /// unless rates persist across flows).
+    ended: bool,
+}
+
+impl Santos {
+    pub fn new(cfg: &Config) -> Santos {
+        Santos {
+            cfg: cfg.cc.santos.clone(),
+            voq: cfg.switch.voq,
+            waiting: FxHashMap::default(),
+            to_mark: FxHashMap::default(),
+            marked_uids: FxHashSet::default(),
+            flows: FxHashMap::default(),
+            marks: 0,
+            marked_acks: 0,
+        }
+    }
+
+    /// f_dec (§V-C, §V-D): LIPD adds one packet time of inter-packet delay; FIMD and AIMD
+    /// divide by m.
+    pub fn decrease(&self, r: f64) -> f64 {
+        let r_min = self.cfg.min_rate;
+        match self.cfg.response {
+            Response::Lipd => (1.0 / (1.0 / r + 1.0)).max(r_min),
+            Response::Fimd | Response::Aimd => (r / self.cfg.decrease_factor).max(r_min),
+        }
+    }
+
+    /// f_inc, applied per unmarked ACK (nominally 1/r after the previous one). LIPD:
+    /// r / (1 - R_min); FIMD: r m^(R_min / r); AIMD: linear in time at the slope that recovers
+    /// from R_min to m R_min in one packet time at R_min (condition 3), (m-1) R_min^2 per packet
+    /// time, so + (m-1) R_min^2 / r per ACK.
+    pub fn increase(&self, r: f64) -> f64 {
+        let (r_min, m) = (self.cfg.min_rate, self.cfg.decrease_factor);
+        let next = match self.cfg.response {
+            Response::Lipd => r / (1.0 - r_min),
+            Response::Fimd => r * m.powf(r_min / r),
+            Response::Aimd => r + (m - 1.0) * r_min * r_min / r,
+        };
+        next.min(1.0)
+    }
+
+    /// The rate a flow injects at: its limit, or with `discrete` the nearest of the rates
+    /// 1/(1+ipd), ipd = 0 .. 1/R_min - 1 (InfiniBand's inter-packet delays, §VI-B.1).
+    fn injection_rate(&self, r: f64) -> f64 {
+        if !self.cfg.discrete {
+            return r;
+        }
+        let max_ipd = (1.0 / self.cfg.min_rate).round() - 1.0;
+        1.0 / (1.0 + (1.0 / r - 1.0).round().clamp(0.0, max_ipd))
+    }
+
+    fn leave(&mut self, sw: SwitchId, port: PortId) -> bool {
+        if let Some(n) = self.waiting.get_mut(&(sw, port)) {
+            *n -= 1;
+        }
+        match self.to_mark.get_mut(&(sw, port)) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Mechanism for Santos {
+    const HOOKS: Hooks = Hooks {
+        switch_arrival: true,
+        input_full: true,
+        transmit: true,
+        inject_gate: true,
+        injected: true,
+        deliver: true,
+        control: true,
+        ..Hooks::NONE
+    };
+
+    fn name(&self) -> &'static str {
+        "santos"
+    }
+
+    fn vcs(&self) -> Vec<VcSpec> {
+        vec![VcSpec { class: VcClass::Control, voq: false }, VcSpec { class: VcClass::Data, voq: self.voq }]
+    }
+
+    fn data_vc(&self) -> Vc {
+        DATA_VC
+    }
+
+    fn on_switch_arrival(&mut self, _: &mut Ctx, sw: SwitchId, _: PortId, pkt: &mut Packet) {
+        if pkt.kind == PacketKind::Data {
+            *self.waiting.entry((sw, pkt.out_port)).or_insert(0) += 1;
+        }
+    }
+
+    fn on_input_full(&mut self, _: &mut Ctx, sw: SwitchId, _: PortId, _: Vc, contents: &[(u64, PortId)]) {
+        match self.cfg.marking {
+            SantosMarking::Counters => {
+                for &(_, out) in contents {
+                    let n = self.waiting.get(&(sw, out)).copied().unwrap_or(0);
+                    self.to_mark.insert((sw, out), n);
+                }
+            }
+            SantosMarking::FullBuffer => self.marked_uids.extend(contents.iter().map(|&(uid, _)| uid)),
+        }
+    }
+
+    fn on_transmit(&mut self, _: &mut Ctx, sw: SwitchId, port: PortId, pkt: &mut Packet, _: OutputView) {
+        if pkt.kind != PacketKind::Data {
+            return;
+        }
+        let by_counter = self.leave(sw, port);
+        let mark = match self.cfg.marking {
+            SantosMarking::Counters => by_counter,
+            SantosMarking::FullBuffer => self.marked_uids.remove(&pkt.uid),
+        };
+        if mark && pkt.hdr.flags & MARKED == 0 {
+            pkt.hdr.flags |= MARKED;
+            self.marks += 1;
+        }
+    }
+
+    fn on_deliver(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
+        let hdr = CcHeader { flags: pkt.hdr.flags & MARKED, ..CcHeader::default() };
+        ctx.send_control(node, pkt.src, CONTROL_VC, ACK, hdr);
+    }
+
+    fn on_control(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
+        if pkt.kind != PacketKind::Control(ACK) {
+            return;
+        }
+        let key = (node, pkt.src);
+        let Some(mut f) = self.flows.get(&key).copied() else { return };
+        let marked = pkt.hdr.flags & MARKED != 0;
+        self.marked_acks += u64::from(marked);
+        f.rate = if marked { self.decrease(f.rate) } else { self.increase(f.rate) };
+        f.outstanding -= 1;
+        if f.ended && f.outstanding == 0 && !self.cfg.persistent {
+            self.flows.remove(&key);
+        } else {
+            self.flows.insert(key, f);
+        }
+        ctx.wake_nic(node);
+    }
+
+    fn inject_gate(&mut self, ctx: &mut Ctx, q: QueueView) -> Gate {
+        let Some(f) = self.flows.get(&(q.src, q.dst)) else { return Gate::Now(DATA_VC) };
+        if f.outstanding >= self.cfg.window_packets {
+            return Gate::Hold;
+        }
+        let gap = (f.last_ser as f64 / self.injection_rate(f.rate)).round() as Time;
+        let at = f.last_start + gap;
+        if at > ctx.now() {
+            Gate::At(at)
+        } else {
+            Gate::Now(DATA_VC)
+        }
+    }
+
+    fn on_injected(&mut self, ctx: &mut Ctx, q: QueueView, pkt: &mut Packet) {
+        let f = self.flows.entry((q.src, q.dst)).or_insert(Flow { rate: 1.0, outstanding: 0, last_start: 0, last_ser: 0, ended: false });
+        f.outstanding += 1;
+        f.last_start = ctx.now();
+        f.last_ser = q.link_rate.serialization(pkt.bytes);
+        f.ended = false;
+    }
+
+    fn release_queue(&mut self, _: &mut Ctx, q: QueueView) -> bool {
+        if let Some(f) = self.flows.get_mut(&(q.src, q.dst)) {
+            if f.outstanding == 0 && !self.cfg.persistent {
+                self.flows.remove(&(q.src, q.dst));
+            } else {
+                f.ended = true;
+            }
+        }
+        true
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        vec![("marks", self.marks), ("marked_acks", self.marked_acks), ("flows", self.flows.len() as u64)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn santos(response: &str) -> Santos {
+        let cfg = Config::from_toml_str(
+            &format!("[topology]\nkind = \"kary_ntree\"\nk = 2\nn = 1\n[[traffic]]\npattern = \"uniform\"\nload = 0.1\n[cc.santos]\nresponse = \"{response}\""),
+            &[],
+        )
+        .unwrap();
+        Santos::new(&cfg)
+    }
+
+    /// Packet times (at R_max) to climb from R_min to R_max by unmarked ACKs, each 1/r after
+    /// the previous one.
+    fn climb(s: &Santos) -> f64 {
+        let (mut r, mut t) = (s.cfg.min_rate, 0.0);
+        while r < 1.0 {
+            t += 1.0 / r;
+            r = s.increase(r);
+        }
+        t
+    }
+
+    #[test]
+    fn recovery_times_match_section_vi_b() {
+        // SAN-5: 2048-byte packets at 1 GB/s (2.048 us): FIMD 4.2 ms, LIPD and AIMD 133.7 ms
+        // from R_min = R_max/256 to R_max. Continuous F_inc: FIMD 256 x log2(256) = 2048 packet
+        // times; LIPD and AIMD 255 x 256 = 65280. Per-ACK steps land within a few percent.
+        let us = |s: &Santos| climb(s) * 2.048;
+        assert!((us(&santos("fimd")) / 4_194.3 - 1.0).abs() < 0.05, "FIMD {} us", us(&santos("fimd")));
+        assert!((us(&santos("lipd")) / 133_693.4 - 1.0).abs() < 0.01, "LIPD {} us", us(&santos("lipd")));
+        assert!((us(&santos("aimd")) / 133_693.4 - 1.0).abs() < 0.01, "AIMD {} us", us(&santos("aimd")));
+    }
+
+    #[test]
+    fn lipd_adds_one_packet_time_per_mark() {
+        let s = santos("lipd");
+        // R_max/(1 + ipd): a mark at ipd 3 (rate 1/4) gives ipd 4 (rate 1/5).
+        assert!((s.decrease(0.25) - 0.2).abs() < 1e-12);
+        // Condition 1: f_inc(f_dec(r)) <= r.
+        for r in [1.0, 0.5, 0.1, 0.01] {
+            assert!(s.increase(s.decrease(r)) <= r + 1e-12);
+        }
+        let f = santos("fimd");
+        assert_eq!(f.decrease(0.5), 0.25);
+        assert_eq!(f.decrease(f.cfg.min_rate), f.cfg.min_rate);
+    }
+
+    #[test]
+    fn discrete_rates_are_inter_packet_delays() {
+        let mut s = santos("lipd");
+        s.cfg.discrete = true;
+        assert_eq!(s.injection_rate(0.26), 0.25);
+        assert_eq!(s.injection_rate(1.0), 1.0);
+        assert_eq!(s.injection_rate(1e-6), 1.0 / 256.0);
+    }
+}
