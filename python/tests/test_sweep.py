@@ -34,7 +34,7 @@ def spec_file(tmp_path: Path, example: Path, measure_ns: int = 10_000, loads=LOA
 
 def comparable(r: lossless.SweepResults) -> dict[str, pd.DataFrame]:
     """The result tables (everything but run metadata: wall time, host, executor)."""
-    return {"points": r.points, "timeseries": r.timeseries, "senders": r.senders}
+    return {"points": r.points, "timeseries": r.timeseries, "senders": r.senders, "links": r.links}
 
 
 def assert_same_tables(a: lossless.SweepResults, b: lossless.SweepResults) -> None:

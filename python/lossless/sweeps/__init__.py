@@ -31,7 +31,14 @@ from .worker import run_point
 __all__ = ["Dask", "Local", "Spec", "SweepResults", "load", "sweep"]
 
 #: The consolidated tables written at the end of a sweep (`SweepResults` attribute -> file).
-TABLES = {"points": "points.parquet", "timeseries": "timeseries.parquet", "senders": "senders.parquet", "meta": "meta.parquet", "failures": "failures.parquet"}
+TABLES = {
+    "points": "points.parquet",
+    "timeseries": "timeseries.parquet",
+    "senders": "senders.parquet",
+    "links": "links.parquet",
+    "meta": "meta.parquet",
+    "failures": "failures.parquet",
+}
 
 
 def sweep(

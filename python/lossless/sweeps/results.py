@@ -33,6 +33,8 @@ class SweepResults:
     timeseries: pd.DataFrame
     #: Accepted throughput of each source of each class, per finished point.
     senders: pd.DataFrame
+    #: Utilization of each channel, per finished point (`name` as in links.csv).
+    links: pd.DataFrame
     #: Per finished point: simulator version and commit, wall time, host, finish time.
     meta: pd.DataFrame
     #: Per failed point: its message.
@@ -46,7 +48,7 @@ class SweepResults:
         """The points whose identity columns have the given values, e.g.
         ``results.select({"series": "srp", "traffic.0.load": 0.8})``."""
         tables = {}
-        for name in ("points", "timeseries", "senders", "meta", "failures"):
+        for name in ("points", "timeseries", "senders", "links", "meta", "failures"):
             df = getattr(self, name)
             for column, value in where.items():
                 if column not in self.dimensions:
@@ -75,7 +77,7 @@ def load(directory: str | os.PathLike) -> SweepResults:
     entries = manifest["points"]
     keys = list(dict.fromkeys(k for e in entries for k in e["params"]))
     has_series = "series" in manifest["dimensions"]
-    points, series, senders, meta, failures, missing = [], [], [], [], [], []
+    points, series, senders, links, meta, failures, missing = [], [], [], [], [], [], []
     for e in entries:
         ident = identity(e, keys, has_series)
         if store.finished(e["key"]):
@@ -89,6 +91,8 @@ def load(directory: str | os.PathLike) -> SweepResults:
                 points.append({**ident, **row, **run_wide})
             for row in rec["timeseries"]:
                 series.append({**ident, **row})
+            for row in rec["links"]:
+                links.append({**ident, **row})
             for name, c in s["classes"].items():
                 for h in c["source_ids"]:
                     senders.append({**ident, "class": name, "node": h, "accepted": s["sources"][str(h)]})
@@ -103,6 +107,7 @@ def load(directory: str | os.PathLike) -> SweepResults:
         points=pd.DataFrame(points),
         timeseries=pd.DataFrame(series),
         senders=pd.DataFrame(senders),
+        links=pd.DataFrame(links),
         meta=pd.DataFrame(meta),
         failures=pd.DataFrame(failures),
         dimensions=list(manifest["dimensions"]),

@@ -211,7 +211,8 @@ impl Mechanism for Santos {
     }
 
     fn on_injected(&mut self, ctx: &mut Ctx, q: QueueView, pkt: &mut Packet) {
-        let f = self.flows.entry((q.src, q.dst)).or_insert(Flow { rate: 1.0, outstanding: 0, last_start: 0, last_ser: 0, ended: false });
+        let rate = self.cfg.initial_rate;
+        let f = self.flows.entry((q.src, q.dst)).or_insert(Flow { rate, outstanding: 0, last_start: 0, last_ser: 0, ended: false });
         f.outstanding += 1;
         f.last_start = ctx.now();
         f.last_ser = q.link_rate.serialization(pkt.bytes);

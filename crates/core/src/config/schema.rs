@@ -264,8 +264,11 @@ pub struct SantosConfig {
     /// Packets a flow may have unacknowledged: 1 (§IV-B).
     pub window_packets: u32,
     /// Keep a flow's rate when it ends, for the next flow of the same source and destination
-    /// (§VI-B.2); otherwise every flow starts at R_max.
+    /// (§VI-B.2); otherwise every flow starts at `initial_rate`.
     pub persistent: bool,
+    /// A new flow's rate, a fraction of R_max: 1, "flows are initialized to the maximum rate
+    /// limit" (§VI-B).
+    pub initial_rate: f64,
 }
 
 impl Default for SantosConfig {
@@ -278,6 +281,7 @@ impl Default for SantosConfig {
             discrete: false,
             window_packets: 1,
             persistent: false,
+            initial_rate: 1.0,
         }
     }
 }

@@ -222,6 +222,9 @@ impl SantosConfig {
         if self.window_packets == 0 {
             return Err(ConfigError::new("cc.santos.window_packets", "must be at least 1"));
         }
+        if !(self.initial_rate >= self.min_rate && self.initial_rate <= 1.0) {
+            return Err(ConfigError::new("cc.santos.initial_rate", format!("must be between min_rate ({}) and 1, got {}", self.min_rate, self.initial_rate)));
+        }
         if self.discrete && (1.0 / self.min_rate).round() > 65_536.0 {
             return Err(ConfigError::new("cc.santos.min_rate", "discrete rates support at most 65536 levels"));
         }
