@@ -1,10 +1,12 @@
-"""Santos, Turner and Janakiraman (INFOCOM 2003) reproductions: TARGETS.md rows SAN-2 to SAN-6
+"""Santos, Turner and Janakiraman (INFOCOM 2003) reproductions: TARGETS.md rows SAN-2 to SAN-7
 on their two-switch scenario (examples/santos/two_switch.toml). Tolerances are stated here and
 in docs/validation.md.
 """
 
 from __future__ import annotations
 
+import statistics
+import tomllib
 from pathlib import Path
 
 import matplotlib
@@ -154,4 +156,70 @@ def san6(out: Path, full: bool, jobs) -> Reproduction:
     r.check("discrete (256 IPD rates) vs continuous", "nearly identical", f"largest difference {diff:.3f}", "<= 0.03", diff <= 0.03)
     fig = plot.grid(pts.assign(rate=pts["root"]), x="switch.input_buffer_packets", y="cc.santos.response", value="rate", title="root link utilization (mean of continuous and discrete)")
     r.figure = plot.save(fig, out / "san-6.png")
+    return r
+
+
+def _mixed(on_ms: float, persistent: bool, response: str, full: bool, all_dynamic: bool) -> dict:
+    """§VI-B.2's scenario as a config dict: L = R = 10 with half of each side (or all) dynamic
+    ON-OFF flows of mean ON = mean OFF = `on_ms`."""
+    cfg = tomllib.loads(example(SCENARIO).read_text())
+    remote, local, victim = cfg["traffic"]
+    on_off = {"mean_on_ns": on_ms * 1e6, "mean_off_ns": on_ms * 1e6}
+    classes = []
+    for base, side in ((remote, "A"), (local, "B")):
+        split = 0 if all_dynamic else 5
+        if split:
+            classes.append({**base, "name": f"static {base['name']}", "sources": [f"{side}{i}" for i in range(1, split + 1)]})
+        classes.append({**base, "name": f"dynamic {base['name']}", "sources": [f"{side}{i}" for i in range(split + 1, 11)], "on_off": on_off})
+    cfg["traffic"] = classes + [victim]
+    cfg["cc"] = {"mechanism": "santos", "santos": {"persistent": persistent, "response": response}}
+    # At least 20 ON cycles per dynamic flow (§VI-B.2) in --full; 10 in short mode.
+    cfg["simulation"].update(warmup_ns=20e6, measure_ns=max(2 * (20 if full else 10) * on_ms * 1e6, 400e6 if full else 100e6))
+    return cfg
+
+
+def _aggregate_of(run: Result, kind: str) -> float:
+    return sum(aggregate(run, name) for name in run.summary["classes"] if name.startswith(kind))
+
+
+ON_MS = [0.05, 0.2, 0.5, 2.0, 10.0]
+
+
+@target("san-7", "Fig. 7: dynamic ON-OFF flows, persistent rate state, response functions")
+def san7(out: Path, full: bool, jobs) -> Reproduction:
+    mixed = [(m, on, _mixed(on, m, "lipd", full, False)) for m in (False, True) for on in ON_MS]
+    dynamic = [(resp, on, _mixed(on, True, resp, full, True)) for resp in ("lipd", "fimd", "aimd") for on in ON_MS]
+    runs = run_many([(cfg, {}) for *_, cfg in mixed + dynamic], jobs)
+    a = {(m, on): run for (m, on, _), run in zip(mixed, runs)}
+    b = {(resp, on): run for (resp, on, _), run in zip(dynamic, runs[len(mixed):])}
+    r = Reproduction("san-7", "Santos et al. Fig. 7")
+    short, long_ = ON_MS[0], ON_MS[-1]
+    dyn, sta = _aggregate_of(a[(False, short)], "dynamic"), _aggregate_of(a[(False, short)], "static")
+    r.check(f"per-flow state, ON {short} ms: dynamic vs static", "dynamic flows starve static ones", f"{dyn:.2f} vs {sta:.2f}", "dynamic > 2x static", dyn > 2 * sta)
+    dyn_p, sta_p = _aggregate_of(a[(True, short)], "dynamic"), _aggregate_of(a[(True, short)], "static")
+    r.check(f"persistent state, ON {short} ms", "fair: about 0.5 each", f"{dyn_p:.2f} vs {sta_p:.2f}", "each 0.5 ±0.1", abs(dyn_p - 0.5) <= 0.1 and abs(sta_p - 0.5) <= 0.1)
+    dyn_l, sta_l = _aggregate_of(a[(True, long_)], "dynamic"), _aggregate_of(a[(True, long_)], "static")
+    r.check(f"persistent state, ON {long_} ms", "static get twice the dynamic", f"{sta_l / max(dyn_l, 1e-9):.2f}x", "1.6x to 2.4x", 1.6 <= sta_l / max(dyn_l, 1e-9) <= 2.4)
+    root = {k: link(run, "root<") for k, run in b.items()}
+    middle = [on for on in ON_MS if 0.2 <= on <= 2.0]
+    r.check("all dynamic, ON 0.2-2 ms: root link", "FIMD best", ", ".join(f"{on}: FIMD {root[('fimd', on)]:.2f} LIPD {root[('lipd', on)]:.2f}" for on in middle), "FIMD >= LIPD", all(root[("fimd", on)] >= root[("lipd", on)] for on in middle))
+    r.check(f"all dynamic, ON {long_} ms", "LIPD best (static-like)", f"LIPD {root[('lipd', long_)]:.2f}, FIMD {root[('fimd', long_)]:.2f}", "LIPD >= FIMD", root[("lipd", long_)] >= root[("fimd", long_)])
+    gap = statistics.mean(max(root[("lipd", on)], root[("fimd", on)]) - root[("aimd", on)] for on in ON_MS)
+    r.check("AIMD below the best", "about 10%", f"{gap:.1%} on average", "5% to 15%", 0.05 <= gap <= 0.15)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    for persistent, style in ((False, "--"), (True, "-")):
+        label = "persistent" if persistent else "per-flow"
+        ax1.plot(ON_MS, [_aggregate_of(a[(persistent, on)], "dynamic") for on in ON_MS], style, marker="o", label=f"dynamic ({label})")
+        ax1.plot(ON_MS, [_aggregate_of(a[(persistent, on)], "static") for on in ON_MS], style, marker="s", label=f"static ({label})")
+    ax1.set(xscale="log", xlabel="mean ON time (ms)", ylabel="aggregate rate (fraction of the root link)", title="(a) half the flows dynamic")
+    for resp in ("lipd", "fimd", "aimd"):
+        ax2.plot(ON_MS, [root[(resp, on)] for on in ON_MS], marker="o", label=resp.upper())
+    ax2.set(xscale="log", xlabel="mean ON time (ms)", ylabel="root link utilization", title="(b) all dynamic, persistent state")
+    for ax in (ax1, ax2):
+        ax.legend(fontsize=8)
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out / "san-7.png", dpi=120)
+    plt.close(fig)
+    r.figure = out / "san-7.png"
     return r

@@ -496,6 +496,13 @@ impl Default for EcnConfig {
     }
 }
 
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OnOff {
+    pub mean_on_ns: f64,
+    pub mean_off_ns: f64,
+}
+
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TrafficConfig {
@@ -510,6 +517,11 @@ pub struct TrafficConfig {
     /// Sources always have a message ready (offered load 1 with a bounded backlog).
     #[serde(default)]
     pub greedy: bool,
+    /// Greedy sources alternate ON periods (a flow: sending) and OFF periods (silent), both
+    /// exponential (Santos et al. §VI-B.2). Each source starts with an OFF period, so that
+    /// sources do not start in lockstep.
+    #[serde(default)]
+    pub on_off: Option<OnOff>,
     #[serde(default)]
     pub arrival: Arrival,
     #[serde(default)]

@@ -250,6 +250,13 @@ impl TrafficConfig {
     }
 
     fn validate(&self, key: &str) -> ConfigResult<()> {
+        if let Some(o) = self.on_off {
+            if !self.greedy {
+                return Err(ConfigError::new(format!("{key}.on_off"), "applies to greedy classes: set greedy = true"));
+            }
+            positive(&format!("{key}.on_off.mean_on_ns"), o.mean_on_ns)?;
+            positive(&format!("{key}.on_off.mean_off_ns"), o.mean_off_ns)?;
+        }
         let needs_load = !self.greedy && self.pattern != Pattern::Burst;
         match (self.load, needs_load) {
             (Some(l), true) => {

@@ -12,6 +12,9 @@ use crate::time::Time;
 impl<M: Mechanism> Sim<M> {
     /// Traffic source `s` generates a message now.
     pub(super) fn arrival(&mut self, s: usize) {
+        if let Some(next_on) = self.traffic.open_on_period(s, self.now) {
+            self.events.push(next_on, Event::Arrival { source: s as u32 });
+        }
         let node = self.next_message(s);
         if self.traffic.repeats(s) {
             let t = self.now + self.traffic.gap(s);
@@ -188,8 +191,7 @@ impl<M: Mechanism> Sim<M> {
         // that keep per-flow state see one long flow, not one per message). The link is busy
         // from now on; its release tries the next injection.
         if let Some(s) = finished {
-            let class = &self.traffic.classes[self.traffic.sources[s as usize].class as usize];
-            if class.greedy && now < class.stop {
+            if self.traffic.sending(s as usize, now) {
                 self.next_message(s as usize);
             }
         }

@@ -18,6 +18,8 @@ pub struct Class {
     pub name: String,
     pub pattern: Pattern,
     pub greedy: bool,
+    /// Greedy ON-OFF sources: mean ON and OFF times (ps).
+    pub on_off: Option<(f64, f64)>,
     pub arrival: Arrival,
     pub size: MessageSize,
     /// Offered load (fraction of the injection link); 1 for greedy classes.
@@ -38,6 +40,8 @@ pub struct Source {
     pub node: NodeId,
     /// Mean time between message starts.
     pub mean_gap: f64,
+    /// End of the current ON period of an ON-OFF source (`Time::MAX` for the others).
+    pub on_until: Time,
     pub rng: Stream,
 }
 
@@ -46,6 +50,10 @@ pub struct Traffic {
     pub sources: Vec<Source>,
     /// Bernoulli cycle (simulation.cycle_ns).
     pub cycle: Time,
+}
+
+fn exponential(mean: f64, rng: &mut Stream) -> Time {
+    arrival::gap(Arrival::Poisson, mean, 1, rng)
 }
 
 /// A message drawn by a source.
@@ -61,7 +69,9 @@ impl Traffic {
         let (start, stop) = (c.start, c.stop);
         // Greedy, burst and periodic sources start at the class's start; random processes
         // draw their first gap so that sources do not start in lockstep.
-        let t = if c.greedy || c.pattern == Pattern::Burst || c.arrival == Arrival::Periodic {
+        let t = if let Some((_, off)) = c.on_off {
+            start + exponential(off, &mut self.sources[s].rng)
+        } else if c.greedy || c.pattern == Pattern::Burst || c.arrival == Arrival::Periodic {
             start
         } else {
             start + self.gap(s)
@@ -85,6 +95,24 @@ impl Traffic {
 
     pub fn stop(&self, s: usize) -> Time {
         self.classes[self.sources[s].class as usize].stop
+    }
+
+    /// An ON-OFF source's message arrival at `now` opens an ON period: returns the start of
+    /// the next one (after an OFF period), if before the class stops. `None` for other sources.
+    pub fn open_on_period(&mut self, s: usize, now: Time) -> Option<Time> {
+        let c = &self.classes[self.sources[s].class as usize];
+        let ((on, off), stop) = (c.on_off?, c.stop);
+        let src = &mut self.sources[s];
+        src.on_until = now + exponential(on, &mut src.rng);
+        let next = src.on_until + exponential(off, &mut src.rng);
+        (next < stop).then_some(next)
+    }
+
+    /// Whether greedy source `s` still sends at `now` (its class active, its ON period open).
+    pub fn sending(&self, s: usize, now: Time) -> bool {
+        let src = &self.sources[s];
+        let c = &self.classes[src.class as usize];
+        c.greedy && now < c.stop && now < src.on_until
     }
 
     /// Draws the destination and size of source `s`'s next message.

@@ -48,7 +48,7 @@ pub fn resolve(cfg: &Config, topo: &Topology, end: Time) -> ConfigResult<Traffic
             let rate: Rate = topo.channels[topo.host_out[node as usize] as usize].rate;
             let mean_gap = c.size.mean_packets() * rate.serialization(data_bytes) as f64 / c.load;
             let id = sources.len() as u64;
-            sources.push(Source { class: ci as ClassId, node, mean_gap, rng: stream(cfg.simulation.seed, Family::Source, id) });
+            sources.push(Source { class: ci as ClassId, node, mean_gap, on_until: Time::MAX, rng: stream(cfg.simulation.seed, Family::Source, id) });
         }
     }
     Ok(Traffic { classes, sources, cycle: ps_from_ns(cfg.simulation.cycle_ns).max(1) })
@@ -156,6 +156,7 @@ fn class(
         name,
         pattern: t.pattern,
         greedy: t.greedy,
+        on_off: t.on_off.map(|o| (ps_from_ns(o.mean_on_ns) as f64, ps_from_ns(o.mean_off_ns) as f64)),
         arrival: t.arrival,
         size: t.message.clone(),
         load,
