@@ -126,7 +126,7 @@ impl Srp {
             n_max: s.n_max,
             in_order: s.in_order,
             fast_retransmit: s.fast_retransmit,
-            tau_p: Rate::from_gbps(cfg.topology.link().bandwidth_gbps).serialization(cfg.nic.data_packet_bytes),
+            tau_p: Rate::from_gbps(cfg.topology.link().host_gbps()).serialization(cfg.nic.data_packet_bytes),
             router_latency: ps_from_ns(cfg.switch.router_latency_ns),
             voq: cfg.switch.voq,
             queues: Vec::new(),

@@ -93,6 +93,18 @@ pub struct LinkConfig {
     /// SRP paper §4: every channel has 32 ns latency.
     #[serde(default = "default_latency_ns")]
     pub latency_ns: f64,
+    /// Rate of the links between hosts and switches, if not `bandwidth_gbps`: hosts that
+    /// cannot use their whole link, as the thesis' PCIe-limited hosts (about 13 Gb/s injected
+    /// [L1336], 13.5 in Paper IV [L1762]). Caps injection and reception alike.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_bandwidth_gbps: Option<f64>,
+}
+
+impl LinkConfig {
+    /// Bandwidth of host links (Gb/s).
+    pub fn host_gbps(&self) -> f64 {
+        self.host_bandwidth_gbps.unwrap_or(self.bandwidth_gbps)
+    }
 }
 
 fn default_bandwidth_gbps() -> f64 {
@@ -104,7 +116,7 @@ fn default_latency_ns() -> f64 {
 
 impl Default for LinkConfig {
     fn default() -> Self {
-        LinkConfig { bandwidth_gbps: default_bandwidth_gbps(), latency_ns: default_latency_ns() }
+        LinkConfig { bandwidth_gbps: default_bandwidth_gbps(), latency_ns: default_latency_ns(), host_bandwidth_gbps: None }
     }
 }
 

@@ -76,6 +76,9 @@ impl SimulationConfig {
 
 fn validate_link(prefix: &str, l: &LinkConfig) -> ConfigResult<()> {
     positive(&format!("{prefix}bandwidth_gbps"), l.bandwidth_gbps)?;
+    if let Some(h) = l.host_bandwidth_gbps {
+        positive(&format!("{prefix}host_bandwidth_gbps"), h)?;
+    }
     non_negative(&format!("{prefix}latency_ns"), l.latency_ns)
 }
 

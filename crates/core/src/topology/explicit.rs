@@ -28,7 +28,7 @@ pub fn build(hosts: &[String], switches: &[String], links: &[ExplicitLink], defa
     };
     let mut host_linked = vec![false; hosts.len()];
     for (i, l) in links.iter().enumerate() {
-        let rate = Rate::from_gbps(l.bandwidth_gbps.unwrap_or(default.bandwidth_gbps));
+        let rate = l.bandwidth_gbps.unwrap_or(default.bandwidth_gbps);
         let lat = ps_from_ns(l.latency_ns.unwrap_or(default.latency_ns));
         let a = find(&l.a, format!("topology.links[{i}].a"))?;
         let bb = find(&l.b, format!("topology.links[{i}].b"))?;
@@ -40,13 +40,14 @@ pub fn build(hosts: &[String], switches: &[String], links: &[ExplicitLink], defa
                     return Err(ConfigError::new(key, format!("host `{}` already has a link: a host has one port", hosts[*h as usize])));
                 }
                 host_linked[*h as usize] = true;
+                let rate = Rate::from_gbps(l.bandwidth_gbps.unwrap_or(default.host_gbps()));
                 b.link_host(*h, *s, rate, lat, l.name.clone(), switch_first);
             }
             (Named::Switch(x), Named::Switch(y)) => {
                 if x == y {
                     return Err(ConfigError::new(key, "links a switch to itself"));
                 }
-                b.link_switches(*x, *y, false, rate, lat, l.name.clone());
+                b.link_switches(*x, *y, false, Rate::from_gbps(rate), lat, l.name.clone());
             }
             (Named::Host(_), Named::Host(_)) => {
                 return Err(ConfigError::new(key, "links two hosts: every host must connect to a switch"));

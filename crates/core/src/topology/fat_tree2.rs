@@ -8,6 +8,7 @@ use crate::time::{ps_from_ns, Rate};
 
 pub fn build(leaves: u32, hosts_per_leaf: u32, spines: u32, link: &LinkConfig) -> Topology {
     let rate = Rate::from_gbps(link.bandwidth_gbps);
+    let host_rate = Rate::from_gbps(link.host_gbps());
     let lat = ps_from_ns(link.latency_ns);
     let mut b = Builder::default();
     for h in 0..leaves * hosts_per_leaf {
@@ -23,7 +24,7 @@ pub fn build(leaves: u32, hosts_per_leaf: u32, spines: u32, link: &LinkConfig) -
         }
     }
     for h in 0..leaves * hosts_per_leaf {
-        b.link_host(h, h / hosts_per_leaf, rate, lat, None, false);
+        b.link_host(h, h / hosts_per_leaf, host_rate, lat, None, false);
     }
     if leaves > 1 {
         // Leaf l's up port j goes to spine j; spine s's down port l goes to leaf l.

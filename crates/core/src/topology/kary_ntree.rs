@@ -12,6 +12,7 @@ use crate::time::{ps_from_ns, Rate};
 
 pub fn build(k: u32, n: u32, link: &LinkConfig) -> Topology {
     let rate = Rate::from_gbps(link.bandwidth_gbps);
+    let host_rate = Rate::from_gbps(link.host_gbps());
     let lat = ps_from_ns(link.latency_ns);
     let per_level = k.pow(n - 1);
     let hosts = k.pow(n);
@@ -27,7 +28,7 @@ pub fn build(k: u32, n: u32, link: &LinkConfig) -> Topology {
     let sw = |l: u32, w: u32| l * per_level + w;
     // Down ports first, numbered 0..k by the digit they select, so that port = digit.
     for h in 0..hosts {
-        b.link_host(h, sw(0, h / k), rate, lat, None, false);
+        b.link_host(h, sw(0, h / k), host_rate, lat, None, false);
     }
     for l in 0..n - 1 {
         let stride = k.pow(l);

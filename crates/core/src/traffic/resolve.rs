@@ -147,7 +147,7 @@ fn class(
     let stop = t.stop_ns.map(ps_from_ns).unwrap_or(end).min(end);
     let load = t.load.unwrap_or(1.0);
     if t.arrival == crate::config::Arrival::Bernoulli && !t.greedy && t.pattern != Pattern::Burst {
-        let gap = t.message.mean_packets() * Rate::from_gbps(cfg.topology.link().bandwidth_gbps).serialization(cfg.nic.data_packet_bytes) as f64 / load;
+        let gap = t.message.mean_packets() * Rate::from_gbps(cfg.topology.link().host_gbps()).serialization(cfg.nic.data_packet_bytes) as f64 / load;
         if gap < ps_from_ns(cfg.simulation.cycle_ns) as f64 {
             return Err(ConfigError::new(format!("{key}.load"), "asks for more than one message per cycle: lower the load, use longer messages, or a shorter simulation.cycle_ns"));
         }
