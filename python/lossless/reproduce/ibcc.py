@@ -10,6 +10,7 @@ docs/validation.md.
 from __future__ import annotations
 
 import statistics
+import tomllib
 from pathlib import Path
 
 import matplotlib
@@ -58,12 +59,6 @@ def _gbps(run: Result, name: str) -> float:
     return run.summary["classes"][name]["accepted"] * HOST_GBPS
 
 
-def _save(fig, path: Path) -> Path:
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
-
-
 def _series_figure(runs: dict[str, Result], title: str, path: Path) -> Path:
     fig, axes = plt.subplots(1, len(runs), figsize=(6 * len(runs), 4), sharey=True, squeeze=False)
     for ax, (label, run) in zip(axes[0], runs.items()):
@@ -75,7 +70,7 @@ def _series_figure(runs: dict[str, Result], title: str, path: Path) -> Path:
         ax.legend(fontsize=8)
     fig.suptitle(title)
     fig.tight_layout()
-    return _save(fig, path)
+    return plot.save(fig, path)
 
 
 @target("ib-t2", "IB-T2/T3: testbed scenario 1, HoL blocking and parking lot, CC off and on")
@@ -134,7 +129,7 @@ def ib_t4(out: Path, full: bool, jobs) -> Reproduction:
     ax.set_xticks([x + 0.4 - width / 2 for x in range(4)], names)
     ax.set(ylabel="throughput, all four active (Gb/s)", title="Type I fairness vs hysteresis (mean over seeds)")
     ax.legend(fontsize=8)
-    r.figure = _save(fig, out / "ib-t4.png")
+    r.figure = plot.save(fig, out / "ib-t4.png")
     return r
 
 
@@ -200,3 +195,51 @@ def ib_t9(out: Path, full: bool, jobs) -> Reproduction:
     plot.save(landscapes[1], out / "ib-t10.png")
     r.figure = plot.save(landscapes[0], out / "ib-t9.png")
     return r
+
+
+def _receive_gbps(run: Result, rate_gbps: float) -> pd.Series:
+    """Each host's receive rate (Gb/s) from its ejection channel's utilization (data and the few
+    control bytes), indexed by host id."""
+    links = run.links
+    eject = links[links["to"].str.fullmatch(r"h\d+")]
+    return pd.Series((eject["utilization"] * rate_gbps).to_numpy(), index=eject["to"].str[1:].astype(int).to_numpy()).sort_index()
+
+
+@target("ib-t41", "IB-T4.1: 648-node fat tree, silent forest of 8 hot spots")
+def ib_t41(out: Path, full: bool, jobs) -> Reproduction:
+    cfg = example("ibcc/fattree648_silent_forest.toml")
+    window = {"simulation.warmup_ns": 150e6 if full else 30e6, "simulation.measure_ns": 50e6 if full else 10e6, "simulation.bin_ns": 5e6}
+    silent = {f"traffic.{i}.start_ns": 1e12 for i in range(8)}  # no hot spots: only the V nodes send
+    points = [(cfg, {**window, "cc.mechanism": m, **extra}) for extra in ({}, silent) for m in ("none", "ibcc")]
+    off, on, quiet_off, quiet_on = run_many(points, jobs)
+    host_gbps = 13.5
+    hot = sorted(_dest(cfg, name) for name in off.summary["classes"] if name.startswith("C"))
+    rx = {k: _receive_gbps(run, host_gbps) for k, run in (("off", off), ("on", on), ("quiet off", quiet_off), ("quiet on", quiet_on))}
+    hot_rate = {k: v[hot].mean() for k, v in rx.items()}
+    non = {k: v.drop(hot).mean() for k, v in rx.items()}
+    total = {k: v.sum() for k, v in rx.items()}
+    r = Reproduction("ib-t41", "Thesis Paper IV Table II: silent forest")
+    quiet = rx["quiet on"].mean()
+    r.check("no hot spots: average receive (CC off / on)", "2.699 / 2.701 Gb/s", f"{rx['quiet off'].mean():.3f} / {quiet:.3f}", "±3% of 128 V nodes x 13.5 / 648 = 2.667", abs(quiet / (128 * 13.5 / 648) - 1) <= 0.03)
+    r.check("CC off: hot spots / non-hot spots", "13.602 / 0.168 Gb/s", f"{hot_rate['off']:.3f} / {non['off']:.3f}", "hot >= 13; non < 0.1 x no-hot-spot", hot_rate["off"] >= 13 and non["off"] < 0.1 * quiet)
+    loss = 1 - hot_rate["on"] / hot_rate["off"]
+    r.check("CC on: hot spots lose", "2.4% (13.279)", f"{loss:.1%} ({hot_rate['on']:.3f})", "<= 3%", loss <= 0.03)
+    gain = non["on"] / non["off"]
+    r.check("CC on: non-hot-spot gain", "x13.4 (0.168 -> 2.246)", f"x{gain:.1f} ({non['off']:.3f} -> {non['on']:.3f})", ">= x10", gain >= 10)
+    r.check("CC on: non-hot spots vs no hot spots", "within about 20%", f"{non['on'] / quiet:.0%}", ">= 80%", non["on"] >= 0.8 * quiet)
+    r.check("total throughput", "216 -> 1544 Gb/s (x7.14)", f"{total['off']:.0f} -> {total['on']:.0f} Gb/s (x{total['on'] / total['off']:.2f})", "x5 to x9", 5 <= total["on"] / total["off"] <= 9)
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for label, run in (("CC off", off), ("CC on", on)):
+        v = run.timeseries[run.timeseries["class"] == "V"]
+        ax.plot(v["bin_start_ns"] / 1e6, v["accepted"] * host_gbps, label=f"V nodes, {label}")
+    ax.axhline(quiet_on.summary["classes"]["V"]["accepted"] * host_gbps, color="0.6", linestyle=":", label="V nodes, no hot spots")
+    ax.set(xlabel="time (ms)", ylabel="throughput per V node (Gb/s)", title="648 nodes, 8 hot spots")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    r.figure = plot.save(fig, out / "ib-t41.png")
+    return r
+
+
+def _dest(cfg: Path, name: str) -> int:
+    """The hot spot of traffic class `name` in the scenario file."""
+    return next(int(t["dest"]) for t in tomllib.loads(cfg.read_text())["traffic"] if t["name"] == name)

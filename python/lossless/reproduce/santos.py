@@ -50,9 +50,7 @@ def _bars(rows: dict[str, Result], path: Path, title: str) -> Path:
     ax.set(ylabel="rate (fraction of a link)", ylim=(0, 1.05), title=title)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return plot.save(fig, path)
 
 
 @target("san-2", "Fig. 2: congestion spreading without CC (L = 5, R = 1)")
@@ -128,9 +126,7 @@ def san5(out: Path, full: bool, jobs) -> Reproduction:
     ax.legend()
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(out / "san-5.png", dpi=120)
-    plt.close(fig)
-    r.figure = out / "san-5.png"
+    r.figure = plot.save(fig, out / "san-5.png")
     return r
 
 
@@ -219,7 +215,5 @@ def san7(out: Path, full: bool, jobs) -> Reproduction:
         ax.legend(fontsize=8)
         ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(out / "san-7.png", dpi=120)
-    plt.close(fig)
-    r.figure = out / "san-7.png"
+    r.figure = plot.save(fig, out / "san-7.png")
     return r

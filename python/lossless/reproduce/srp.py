@@ -15,6 +15,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from .. import plot  # noqa: E402
 from ..parallel import map_parallel, run_many  # noqa: E402
 from ..saturation import saturation  # noqa: E402
 from ..transient import average_series, series  # noqa: E402
@@ -194,10 +195,7 @@ def _finish(ax, xlabel: str, ylabel: str, title: str) -> None:
 
 def _save(fig, out: Path) -> Path:
     fig.tight_layout()
-    path = out / "figure.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return plot.save(fig, out / "figure.png")
 
 
 @target("srp-8", "Fig. 8: latency vs load, uniform random, 4-packet messages")
