@@ -220,3 +220,36 @@ message = {{ kind = "fixed", packets = 1 }}
         assert_close("offered per ms", row.offered, 0.5, 0.1);
     }
 }
+
+#[test]
+fn a_moving_hot_spot_visits_other_hosts() {
+    // Paper IV §V-C's moving trees: four greedy senders follow a hot spot that moves every
+    // 100 us; over 2 ms it visits up to 20 destinations among the 12 other hosts of a 16-host
+    // tree.
+    let s = run(r#"
+[topology]
+kind = "kary_ntree"
+k = 4
+n = 2
+[simulation]
+warmup_ns = 0
+measure_ns = 2000000
+[[traffic]]
+name = "hot"
+pattern = "hotspot"
+sources = [0, 1, 2, 3]
+dest = 15
+move_every_ns = 100000
+greedy = true
+message = { kind = "fixed", packets = 1 }
+"#);
+    let received: Vec<f64> = s.links.iter().filter(|l| l.to.starts_with('h')).map(|l| l.utilization).collect();
+    let visited = received.iter().filter(|&&u| u > 0.01).count();
+    assert!(visited >= 6, "only {visited} hosts received");
+    // Never a sender. A hot spot is busy while it lives (and the old tree drains into the old
+    // one after a move): at least a link's worth is delivered.
+    for l in s.links.iter().filter(|l| ["h0", "h1", "h2", "h3"].contains(&l.to.as_str())) {
+        assert_eq!(l.utilization, 0.0, "{} received", l.to);
+    }
+    assert!(received.iter().sum::<f64>() > 0.95);
+}

@@ -561,6 +561,11 @@ pub struct TrafficConfig {
     /// `hotspot` and `flow`: the destination.
     #[serde(default)]
     pub dest: Option<NodeRef>,
+    /// `hotspot`: the destination moves to another host (drawn at random, seeded, never one of
+    /// the class's sources) every this many ns: the thesis' moving trees (Paper IV §V-C
+    /// [L1810], hot-spot lifetimes of 10 to 1 ms). `dest` is the first.
+    #[serde(default)]
+    pub move_every_ns: Option<f64>,
     /// `flow`: the source.
     #[serde(default)]
     pub src: Option<NodeRef>,

@@ -253,6 +253,12 @@ impl TrafficConfig {
     }
 
     fn validate(&self, key: &str) -> ConfigResult<()> {
+        if let Some(m) = self.move_every_ns {
+            if self.pattern != Pattern::Hotspot {
+                return Err(ConfigError::new(format!("{key}.move_every_ns"), "applies to hotspot classes only"));
+            }
+            positive(&format!("{key}.move_every_ns"), m)?;
+        }
         if let Some(o) = self.on_off {
             if !self.greedy {
                 return Err(ConfigError::new(format!("{key}.on_off"), "applies to greedy classes: set greedy = true"));

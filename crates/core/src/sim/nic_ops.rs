@@ -27,7 +27,7 @@ impl<M: Mechanism> Sim<M> {
 
     /// Source `s` generates its next message into its send queue; returns its node.
     fn next_message(&mut self, s: usize) -> NodeId {
-        let draw = self.traffic.draw(s);
+        let draw = self.traffic.draw(s, self.now);
         let (node, class) = (self.traffic.sources[s].node, self.traffic.sources[s].class);
         self.enqueue(node, draw.dst, Message { class, source: s as u32, packets: draw.packets, sent: 0, created: self.now });
         node

@@ -31,6 +31,8 @@ pub struct Class {
     pub dests: Vec<NodeId>,
     /// Destination of `hotspot`, `flow` and `burst`.
     pub dest: Option<NodeId>,
+    /// A moving hot spot: its lifetime and the destination of each lifetime from time 0.
+    pub moves: Option<(Time, Vec<NodeId>)>,
     /// Destination of each host for permutation patterns (`u32::MAX` where the host sends none).
     pub perm: Vec<NodeId>,
 }
@@ -115,11 +117,11 @@ impl Traffic {
         c.greedy && now < c.stop && now < src.on_until
     }
 
-    /// Draws the destination and size of source `s`'s next message.
-    pub fn draw(&mut self, s: usize) -> Draw {
+    /// Draws the destination and size of source `s`'s message generated at `now`.
+    pub fn draw(&mut self, s: usize, now: Time) -> Draw {
         let src = &mut self.sources[s];
         let class = &self.classes[src.class as usize];
-        let dst = pattern::destination(class, src.node, &mut src.rng);
+        let dst = pattern::destination(class, src.node, now, &mut src.rng);
         let packets = match &class.size {
             MessageSize::Fixed { packets } => *packets,
             MessageSize::Uniform { min, max } => src.rng.random_range(*min..=*max),

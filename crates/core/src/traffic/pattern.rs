@@ -4,9 +4,11 @@ use super::Class;
 use crate::config::Pattern;
 use crate::ids::NodeId;
 use crate::rng::Stream;
+use crate::time::Time;
 use rand::RngExt;
 
-pub fn destination(class: &Class, src: NodeId, rng: &mut Stream) -> NodeId {
+/// The destination of a message from `src` generated at `now`.
+pub fn destination(class: &Class, src: NodeId, now: Time, rng: &mut Stream) -> NodeId {
     match class.pattern {
         Pattern::Uniform => {
             // Uniform over the destinations other than the source itself.
@@ -20,6 +22,10 @@ pub fn destination(class: &Class, src: NodeId, rng: &mut Stream) -> NodeId {
                 }
             }
             d[i]
+        }
+        Pattern::Hotspot if class.moves.is_some() => {
+            let (lifetime, dests) = class.moves.as_ref().expect("checked");
+            dests[((now / lifetime) as usize).min(dests.len() - 1)]
         }
         Pattern::Hotspot | Pattern::Flow | Pattern::Burst => class.dest.expect("resolved with a destination"),
         Pattern::Shift | Pattern::Tornado | Pattern::Bitreverse | Pattern::Randperm => class.perm[src as usize],

@@ -122,6 +122,20 @@ fn class(
             return Err(ConfigError::new(format!("{key}.dest"), "a flow's destination must differ from its source"));
         }
     }
+    let moves = match (t.move_every_ns, dest) {
+        (Some(every), Some(first)) => {
+            // One destination per lifetime until the end of the run, from the class's setup
+            // stream (the same for every mechanism): any host but the class's sources.
+            let lifetime = ps_from_ns(every).max(1);
+            let candidates: Vec<NodeId> = (0..n).filter(|h| !sources.contains(h)).collect();
+            let mut rng = stream(cfg.simulation.seed, Family::TrafficSetup, (1 << 32) | i as u64);
+            let lifetimes = (end / lifetime + 1) as usize;
+            let mut seq = vec![first];
+            seq.extend((1..lifetimes).map(|_| candidates[rng.random_range(0..candidates.len())]));
+            Some((lifetime, seq))
+        }
+        _ => None,
+    };
     let mut dests = Vec::new();
     let mut perm = Vec::new();
     match t.pattern {
@@ -165,6 +179,7 @@ fn class(
         sources,
         dests,
         dest,
+        moves,
         perm,
     })
 }
