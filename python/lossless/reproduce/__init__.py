@@ -112,8 +112,8 @@ def main(argv: list[str]) -> int:
     for i in args.ids:
         try:
             r = reproduce(i, args.out, args.full, args.jobs)
-        except FileNotFoundError as e:
-            print(f"error: {e}", file=sys.stderr)
+        except (FileNotFoundError, ValueError) as e:  # ValueError includes lossless.ConfigError
+            print(f"error: {i}: {e}", file=sys.stderr)
             return 2
         print(f"\n{r.id}: {r.title}\n{r.table()}")
         if r.figure:
