@@ -132,7 +132,7 @@ def test_a_failing_point_is_recorded_and_the_others_run(tmp_path, default_exampl
 @pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL])
 def test_an_interrupted_sweep_resumes_without_loss_or_repeat(tmp_path, default_example, how):
     # Longer points so that the sweep is surely killed in the middle.
-    spec = spec_file(tmp_path, default_example, measure_ns=60_000)
+    spec = spec_file(tmp_path, default_example, measure_ns=30_000)
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "lossless", "sweep", spec, "--out", out, "--jobs", "2", "-q"]
     log = tmp_path / "stderr"
