@@ -14,7 +14,7 @@
 //!
 //! VCs: the control VC (0, FIFO) above the data VC (1, VOQ), as the ECN network of §4.
 
-use super::{throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, VcSpec};
+use super::{control_and_data_vcs, throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcSpec};
 use crate::config::{Config, EcnConfig};
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
 use crate::packet::{CcHeader, Packet, PacketKind};
@@ -91,7 +91,7 @@ impl Mechanism for EcnIpd {
     }
 
     fn vcs(&self) -> Vec<VcSpec> {
-        vec![VcSpec { class: VcClass::Control, voq: false }, VcSpec { class: VcClass::Data, voq: self.voq }]
+        control_and_data_vcs(self.voq)
     }
 
     fn data_vc(&self) -> Vc {
@@ -129,14 +129,7 @@ impl Mechanism for EcnIpd {
     fn inject_gate(&mut self, ctx: &mut Ctx, q: QueueView) -> Gate {
         let now = ctx.now();
         match self.throttled.get(&(q.src, q.dst)) {
-            Some(t) => {
-                let at = self.earliest(t, now);
-                if at > now {
-                    Gate::At(at)
-                } else {
-                    Gate::Now(DATA_VC)
-                }
-            }
+            Some(t) => Gate::not_before(self.earliest(t, now), now, DATA_VC),
             None => Gate::Now(DATA_VC),
         }
     }
@@ -164,12 +157,7 @@ mod tests {
     use super::*;
 
     fn ecn() -> EcnIpd {
-        let cfg = Config::from_toml_str(
-            "[topology]\nkind = \"kary_ntree\"\nk = 2\nn = 1\n[[traffic]]\npattern = \"uniform\"\nload = 0.1\n",
-            &[],
-        )
-        .unwrap();
-        EcnIpd::new(&cfg)
+        EcnIpd::new(&crate::cc::test_config(""))
     }
 
     #[test]

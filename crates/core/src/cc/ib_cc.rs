@@ -18,7 +18,7 @@
 //! VCs: a control VC (0, CNPs and ACKs) above the data VC (1, VOQ), one data VL as the thesis'
 //! experiments.
 
-use super::{throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, VcSpec};
+use super::{control_and_data_vcs, throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcSpec};
 use crate::config::{Becn, Config, Granularity, IbCcConfig, Marking, ThresholdMode, TimerMode};
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
 use crate::packet::{CcHeader, Packet, PacketKind};
@@ -163,7 +163,7 @@ impl Mechanism for IbCc {
     }
 
     fn vcs(&self) -> Vec<VcSpec> {
-        vec![VcSpec { class: VcClass::Control, voq: false }, VcSpec { class: VcClass::Data, voq: self.voq }]
+        control_and_data_vcs(self.voq)
     }
 
     fn data_vc(&self) -> Vc {
@@ -220,11 +220,7 @@ impl Mechanism for IbCc {
             let (_, next) = self.expiries(f.since, t);
             (self.cct[self.ccti_at(f, t) as usize], next)
         });
-        if at > now {
-            Gate::At(at)
-        } else {
-            Gate::Now(DATA_VC)
-        }
+        Gate::not_before(at, now, DATA_VC)
     }
 
     fn on_injected(&mut self, ctx: &mut Ctx, q: QueueView, pkt: &mut Packet) {
@@ -256,12 +252,7 @@ mod tests {
     use super::*;
 
     fn ibcc(extra: &str) -> IbCc {
-        let cfg = Config::from_toml_str(
-            &format!("[topology]\nkind = \"kary_ntree\"\nk = 2\nn = 1\n[[traffic]]\npattern = \"uniform\"\nload = 0.1\n[cc]\nmechanism = \"ibcc\"\n[cc.ibcc]\n{extra}"),
-            &[],
-        )
-        .unwrap();
-        IbCc::new(&cfg)
+        IbCc::new(&crate::cc::test_config(&format!("[cc.ibcc]\n{extra}")))
     }
 
     #[test]

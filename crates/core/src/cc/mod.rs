@@ -92,6 +92,23 @@ pub enum Gate {
     Hold,
 }
 
+impl Gate {
+    /// `Now(vc)` once `at` has come, `At(at)` before: the gate of a rate limiter.
+    pub fn not_before(at: Time, now: Time, vc: Vc) -> Gate {
+        if at > now {
+            Gate::At(at)
+        } else {
+            Gate::Now(vc)
+        }
+    }
+}
+
+/// One control VC (0, FIFO) above one data VC (1, VOQ if `voq`): the layout of the
+/// notification-based mechanisms (ECN, IB CC, Santos et al.).
+pub(crate) fn control_and_data_vcs(voq: bool) -> Vec<VcSpec> {
+    vec![VcSpec { class: VcClass::Control, voq: false }, VcSpec { class: VcClass::Data, voq }]
+}
+
 /// What a switch does with a packet that reached the head of its input queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -197,4 +214,11 @@ pub trait Mechanism {
     fn counters(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
     }
+}
+
+/// A minimal valid config (a 2-host tree) with `cc` appended, for mechanisms' unit tests.
+#[cfg(test)]
+pub(crate) fn test_config(cc: &str) -> crate::config::Config {
+    let text = format!("[topology]\nkind = \"kary_ntree\"\nk = 2\nn = 1\n[[traffic]]\npattern = \"uniform\"\nload = 0.1\n{cc}");
+    crate::config::Config::from_toml_str(&text, &[]).unwrap_or_else(|e| panic!("{e}"))
 }

@@ -13,7 +13,7 @@
 //!
 //! VCs: the control VC (0, ACKs) above the data VC (1).
 
-use super::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, VcSpec};
+use super::{control_and_data_vcs, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcSpec};
 use crate::config::{Config, Response, SantosConfig, SantosMarking};
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
 use crate::packet::{CcHeader, Packet, PacketKind};
@@ -133,7 +133,7 @@ impl Mechanism for Santos {
     }
 
     fn vcs(&self) -> Vec<VcSpec> {
-        vec![VcSpec { class: VcClass::Control, voq: false }, VcSpec { class: VcClass::Data, voq: self.voq }]
+        control_and_data_vcs(self.voq)
     }
 
     fn data_vc(&self) -> Vc {
@@ -202,12 +202,7 @@ impl Mechanism for Santos {
             return Gate::Hold;
         }
         let gap = (f.last_ser as f64 / self.injection_rate(f.rate)).round() as Time;
-        let at = f.last_start + gap;
-        if at > ctx.now() {
-            Gate::At(at)
-        } else {
-            Gate::Now(DATA_VC)
-        }
+        Gate::not_before(f.last_start + gap, ctx.now(), DATA_VC)
     }
 
     fn on_injected(&mut self, ctx: &mut Ctx, q: QueueView, pkt: &mut Packet) {
@@ -240,12 +235,7 @@ mod tests {
     use super::*;
 
     fn santos(response: &str) -> Santos {
-        let cfg = Config::from_toml_str(
-            &format!("[topology]\nkind = \"kary_ntree\"\nk = 2\nn = 1\n[[traffic]]\npattern = \"uniform\"\nload = 0.1\n[cc.santos]\nresponse = \"{response}\""),
-            &[],
-        )
-        .unwrap();
-        Santos::new(&cfg)
+        Santos::new(&crate::cc::test_config(&format!("[cc.santos]\nresponse = \"{response}\"")))
     }
 
     /// Packet times (at R_max) to climb from R_min to R_max by unmarked ACKs, each 1/r after
