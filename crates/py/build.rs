@@ -13,7 +13,11 @@ fn main() {
         Some(sha) => {
             // Changes to tracked files make the build differ from the commit.
             let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
-            if dirty { format!("{sha}-dirty") } else { sha }
+            if dirty {
+                format!("{sha}-dirty")
+            } else {
+                sha
+            }
         }
         None => "unknown".to_string(),
     };

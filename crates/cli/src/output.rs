@@ -56,11 +56,5 @@ pub fn print_table(s: &Summary) {
             name, c.offered, c.accepted, c.packet_latency_ns.mean, c.packet_latency_ns.p99, c.inflight_latency_ns.mean
         );
     }
-    println!(
-        "{} events in {:.2} s ({:.2} M events/s), {:.0} ns simulated",
-        s.events,
-        s.wall_s,
-        s.events as f64 / s.wall_s.max(1e-9) / 1e6,
-        s.sim_time_ns
-    );
+    println!("{} events in {:.2} s ({:.2} M events/s), {:.0} ns simulated", s.events, s.wall_s, s.events as f64 / s.wall_s.max(1e-9) / 1e6, s.sim_time_ns);
 }

@@ -26,10 +26,7 @@ impl Bar {
         }
         let bar = self.bar.get_or_insert_with(|| {
             let b = ProgressBar::new(p.end / 1_000);
-            b.set_style(
-                ProgressStyle::with_template("{bar:30} {pos}/{len} ns simulated, {msg}, eta {eta}")
-                    .expect("static template"),
-            );
+            b.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} ns simulated, {msg}, eta {eta}").expect("static template"));
             b
         });
         bar.set_message(format!("{:.2} M events/s", p.events as f64 / elapsed.as_secs_f64() / 1e6));

@@ -97,7 +97,11 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut v = Vec::new();
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();
-        if p.is_dir() { v.extend(walk(&p)) } else { v.push(p) }
+        if p.is_dir() {
+            v.extend(walk(&p))
+        } else {
+            v.push(p)
+        }
     }
     v
 }

@@ -83,4 +83,3 @@ greedy = true
         assert_close("ejection link utilization", ejection, 1.0, 0.002);
     }
 }
-

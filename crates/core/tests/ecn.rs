@@ -36,7 +36,9 @@ fn ecn_keeps_the_background_flowing_past_a_hot_spot() {
 #[test]
 fn ecn_costs_little_on_uniform_traffic() {
     // SRP-8: "The latency curve of the ECN network is nearly identical to that of the baseline."
-    let at = |m: &str| run_config(&example_with("fattree256_uniform.toml", &[&format!("cc.mechanism=\"{m}\""), "traffic.0.load=0.7", "simulation.measure_ns=60000"]));
+    let at = |m: &str| {
+        run_config(&example_with("fattree256_uniform.toml", &[&format!("cc.mechanism=\"{m}\""), "traffic.0.load=0.7", "simulation.measure_ns=60000"]))
+    };
     let (base, ecn) = (at("none"), at("ecn"));
     let (b, e) = (&base.classes["uniform"], &ecn.classes["uniform"]);
     assert_close("accepted", e.accepted, b.accepted, 0.01);

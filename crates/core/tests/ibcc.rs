@@ -76,7 +76,17 @@ fn the_cct_gap_sets_a_throttled_flow_s_rate() {
     let table = format!("cc.ibcc.cct=[{}]", vec!["1260.3"; 128].join(","));
     let s = run_config(&example_with(
         "ibcc/testbed_scenario1.toml",
-        &["cc.mechanism=\"ibcc\"", "cc.ibcc.ccti_min=1", &table, "traffic.1.start_ns=1e12", "traffic.2.start_ns=1e12", "traffic.3.start_ns=1e12", "traffic.4.start_ns=1e12", "simulation.warmup_ns=1000000", "simulation.measure_ns=5000000"],
+        &[
+            "cc.mechanism=\"ibcc\"",
+            "cc.ibcc.ccti_min=1",
+            &table,
+            "traffic.1.start_ns=1e12",
+            "traffic.2.start_ns=1e12",
+            "traffic.3.start_ns=1e12",
+            "traffic.4.start_ns=1e12",
+            "simulation.warmup_ns=1000000",
+            "simulation.measure_ns=5000000",
+        ],
     ));
     assert_close("F1 at half rate", s.classes["F1"].accepted, 0.5, 0.005);
 }

@@ -65,9 +65,16 @@ fn fimd_climbs_from_the_minimum_rate_in_about_4_ms() {
     let s = run_config(&example_with(
         SCENARIO,
         &[
-            "cc.mechanism=\"santos\"", "cc.santos.response=\"fimd\"", "cc.santos.initial_rate=0.00390625", "cc.santos.window_packets=64",
-            "nic.data_packet_bytes=2048", "traffic.0.start_ns=1e12", "traffic.1.start_ns=1e12",
-            "simulation.warmup_ns=0", "simulation.measure_ns=8000000", "simulation.bin_ns=100000",
+            "cc.mechanism=\"santos\"",
+            "cc.santos.response=\"fimd\"",
+            "cc.santos.initial_rate=0.00390625",
+            "cc.santos.window_packets=64",
+            "nic.data_packet_bytes=2048",
+            "traffic.0.start_ns=1e12",
+            "traffic.1.start_ns=1e12",
+            "simulation.warmup_ns=0",
+            "simulation.measure_ns=8000000",
+            "simulation.bin_ns=100000",
         ],
     ));
     let victim: Vec<_> = s.series.iter().filter(|r| r.class == "victim").collect();

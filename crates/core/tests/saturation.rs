@@ -9,10 +9,7 @@ const ZERO_LOAD_NS: f64 = 410.8;
 #[test]
 fn uniform_traffic_alone_saturates_above_0_8() {
     // SRP paper §4: VOQ and 2x speedup give nearly 100% throughput on random traffic.
-    let cfg = example_with(
-        "fattree256_uniform.toml",
-        &["traffic.0.load=0.9", "traffic.0.message={kind=\"fixed\",packets=1}", "simulation.measure_ns=50000"],
-    );
+    let cfg = example_with("fattree256_uniform.toml", &["traffic.0.load=0.9", "traffic.0.message={kind=\"fixed\",packets=1}", "simulation.measure_ns=50000"]);
     let s = run_config(&cfg);
     assert!(s.classes["uniform"].accepted > 0.8, "accepted {}", s.classes["uniform"].accepted);
 }
@@ -26,9 +23,5 @@ fn a_40_to_1_hot_spot_collapses_the_background() {
     assert!(bg.accepted < 0.2, "background accepted {} of 0.4 offered", bg.accepted);
     // The hot spot itself is saturated: its 40 senders share one ejection link.
     assert_close("hot-spot ejection", hs.accepted * 40.0, 1.0, 0.01);
-    assert!(
-        hs.inflight_latency_ns.mean > 100.0 * ZERO_LOAD_NS,
-        "hot-spot in-flight latency {} ns",
-        hs.inflight_latency_ns.mean
-    );
+    assert!(hs.inflight_latency_ns.mean > 100.0 * ZERO_LOAD_NS, "hot-spot in-flight latency {} ns", hs.inflight_latency_ns.mean);
 }

@@ -65,9 +65,8 @@ fn permutations_send_each_source_to_its_partner() {
     // Under a permutation every destination receives from exactly one source, so at a load
     // the tree carries without contention every source gets what it offers.
     for (pattern, extra) in [("shift", "shift = 17"), ("tornado", ""), ("bitreverse", ""), ("randperm", "")] {
-        let s = run(&format!(
-            "{FAT_TREE_256}\n[simulation]\nwarmup_ns = 5000\nmeasure_ns = 40000\n[[traffic]]\npattern = \"{pattern}\"\n{extra}\nload = 0.3\n"
-        ));
+        let s =
+            run(&format!("{FAT_TREE_256}\n[simulation]\nwarmup_ns = 5000\nmeasure_ns = 40000\n[[traffic]]\npattern = \"{pattern}\"\n{extra}\nload = 0.3\n"));
         let c = s.classes.values().next().unwrap();
         assert_close(&format!("{pattern} accepted"), c.accepted, 0.3, 0.03);
         // Bit reversal on 8 address bits fixes the 16 palindromes, which send nothing.
@@ -114,10 +113,7 @@ fn exclude_leaves_the_background_to_the_other_hosts() {
 #[test]
 fn sources_from_reuses_another_classes_random_senders() {
     // SRP paper §5.3's step: the hot-spot senders do uniform traffic until the onset.
-    let cfg = example_with(
-        "srp/hotspot40_background.toml",
-        &["simulation.warmup_ns=0", "simulation.measure_ns=5000", "traffic.0.start_ns=4000"],
-    );
+    let cfg = example_with("srp/hotspot40_background.toml", &["simulation.warmup_ns=0", "simulation.measure_ns=5000", "traffic.0.start_ns=4000"]);
     let mut text = toml::to_string(&cfg).unwrap();
     text.push_str("[[traffic]]\nname = \"warm-up\"\npattern = \"uniform\"\nload = 0.4\nstop_ns = 4000\nsources_from = \"hotspot\"\n");
     let s = run(&text);

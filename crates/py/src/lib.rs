@@ -6,12 +6,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
-create_exception!(
-    _lossless,
-    ConfigError,
-    PyValueError,
-    "A configuration (file, dict, override) is invalid; the message names the key."
-);
+create_exception!(_lossless, ConfigError, PyValueError, "A configuration (file, dict, override) is invalid; the message names the key.");
 
 fn config_error(e: CoreConfigError) -> PyErr {
     ConfigError::new_err(e.to_string())

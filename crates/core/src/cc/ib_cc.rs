@@ -155,8 +155,7 @@ impl IbCc {
 }
 
 impl Mechanism for IbCc {
-    const HOOKS: Hooks =
-        Hooks { transmit: true, voq_detail: true, inject_gate: true, injected: true, deliver: true, control: true, ..Hooks::NONE };
+    const HOOKS: Hooks = Hooks { transmit: true, voq_detail: true, inject_gate: true, injected: true, deliver: true, control: true, ..Hooks::NONE };
 
     fn name(&self) -> &'static str {
         "ibcc"
@@ -282,7 +281,14 @@ mod tests {
     fn hysteresis_keeps_the_state_until_the_lower_threshold() {
         let mut m = ibcc("threshold = 12\nhysteresis_bytes = 768\nthreshold_mode = \"sum\"");
         // Upper: 4/16 of 4096 = 1024 bytes; lower 256.
-        let view = |queued: u32| OutputView { queued_bytes: queued, downstream_credits: 4096, buffer_bytes: 4096, to_host: false, voq_max_bytes: queued, contributors: 1 };
+        let view = |queued: u32| OutputView {
+            queued_bytes: queued,
+            downstream_credits: 4096,
+            buffer_bytes: 4096,
+            to_host: false,
+            voq_max_bytes: queued,
+            contributors: 1,
+        };
         assert!(!m.port_state(0, 0, &view(1024)));
         assert!(m.port_state(0, 0, &view(1025)));
         assert!(m.port_state(0, 0, &view(300)));

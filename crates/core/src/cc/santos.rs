@@ -117,16 +117,8 @@ impl Santos {
 }
 
 impl Mechanism for Santos {
-    const HOOKS: Hooks = Hooks {
-        switch_arrival: true,
-        input_full: true,
-        transmit: true,
-        inject_gate: true,
-        injected: true,
-        deliver: true,
-        control: true,
-        ..Hooks::NONE
-    };
+    const HOOKS: Hooks =
+        Hooks { switch_arrival: true, input_full: true, transmit: true, inject_gate: true, injected: true, deliver: true, control: true, ..Hooks::NONE };
 
     fn name(&self) -> &'static str {
         "santos"

@@ -231,17 +231,8 @@ impl Mechanism for Srp {
             let n = v.head_message_left.min(n_max);
             let id = q.next_chunk;
             q.next_chunk = q.next_chunk.wrapping_add(1);
-            q.chunk = Some(Chunk {
-                id,
-                n,
-                sent: 0,
-                reserved_at: now,
-                start: None,
-                speculation_over: false,
-                unanswered: 0,
-                to_resend: 0,
-                resent_at_start: false,
-            });
+            q.chunk =
+                Some(Chunk { id, n, sent: 0, reserved_at: now, start: None, speculation_over: false, unanswered: 0, to_resend: 0, resent_at_start: false });
             let hdr = CcHeader { a: n, b: v.qp, stamp: id as Time, ..Default::default() };
             ctx.send_control(v.src, v.dst, RESERVATION_VC, RESERVATION, hdr);
             self.c.reservations += 1;

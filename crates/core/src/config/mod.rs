@@ -18,9 +18,7 @@ use crate::error::{ConfigError, ConfigResult};
 impl Config {
     /// Parses TOML text, applies `key=value` overrides in order, and validates.
     pub fn from_toml_str(text: &str, overrides: &[String]) -> ConfigResult<Config> {
-        let table: toml::Table = text
-            .parse()
-            .map_err(|e: toml::de::Error| ConfigError::new("", format!("invalid TOML: {}", e.message().trim())))?;
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| ConfigError::new("", format!("invalid TOML: {}", e.message().trim())))?;
         Config::from_table(table, overrides)
     }
 
@@ -40,8 +38,7 @@ impl Config {
 
     /// Reads and parses a config file.
     pub fn from_file(path: &std::path::Path, overrides: &[String]) -> ConfigResult<Config> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| ConfigError::new("", format!("cannot read config file {}: {e}", path.display())))?;
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::new("", format!("cannot read config file {}: {e}", path.display())))?;
         Config::from_toml_str(&text, overrides)
     }
 }

@@ -5,9 +5,7 @@
 use crate::error::{ConfigError, ConfigResult};
 
 pub fn apply_override(table: &mut toml::Table, assignment: &str) -> ConfigResult<()> {
-    let (path, raw) = assignment.split_once('=').ok_or_else(|| {
-        ConfigError::new("--set", format!("`{assignment}` is not of the form dotted.key=value"))
-    })?;
+    let (path, raw) = assignment.split_once('=').ok_or_else(|| ConfigError::new("--set", format!("`{assignment}` is not of the form dotted.key=value")))?;
     let parts: Vec<&str> = path.trim().split('.').collect();
     if parts.iter().any(|p| p.is_empty()) {
         return Err(ConfigError::new("--set", format!("`{assignment}` has an empty key part")));
@@ -37,12 +35,8 @@ fn set_path(root: &mut toml::Value, parts: &[&str], value: toml::Value) -> Confi
             }
             toml::Value::Array(a) => {
                 let len = a.len();
-                let idx: usize = part.parse().map_err(|_| {
-                    ConfigError::new(&here, "is a list: address its elements by index, e.g. traffic.0.load")
-                })?;
-                let slot = a.get_mut(idx).ok_or_else(|| {
-                    ConfigError::new(&here, format!("index {idx} is out of range: the list has {len} elements"))
-                })?;
+                let idx: usize = part.parse().map_err(|_| ConfigError::new(&here, "is a list: address its elements by index, e.g. traffic.0.load"))?;
+                let slot = a.get_mut(idx).ok_or_else(|| ConfigError::new(&here, format!("index {idx} is out of range: the list has {len} elements")))?;
                 if last {
                     *slot = value;
                     return Ok(());

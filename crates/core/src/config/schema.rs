@@ -76,9 +76,7 @@ pub enum TopologyConfig {
 impl TopologyConfig {
     pub fn link(&self) -> &LinkConfig {
         match self {
-            TopologyConfig::KaryNtree { link, .. }
-            | TopologyConfig::FatTree2 { link, .. }
-            | TopologyConfig::Explicit { link, .. } => link,
+            TopologyConfig::KaryNtree { link, .. } | TopologyConfig::FatTree2 { link, .. } | TopologyConfig::Explicit { link, .. } => link,
         }
     }
 }
@@ -619,11 +617,20 @@ pub enum Arrival {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum MessageSize {
-    Fixed { packets: u32 },
+    Fixed {
+        packets: u32,
+    },
     /// `packets[i]` with probability proportional to `weights[i]` (per message).
-    Bimodal { packets: Vec<u32>, #[serde(default)] weights: Option<Vec<f64>> },
+    Bimodal {
+        packets: Vec<u32>,
+        #[serde(default)]
+        weights: Option<Vec<f64>>,
+    },
     /// Uniform on `min..=max` packets.
-    Uniform { min: u32, max: u32 },
+    Uniform {
+        min: u32,
+        max: u32,
+    },
 }
 
 impl Default for MessageSize {

@@ -33,7 +33,10 @@ impl Config {
         for (i, t) in self.traffic.iter().enumerate() {
             if let Some(x) = &t.sources_from {
                 if !names.contains(x) || x == &names[i] {
-                    return Err(ConfigError::new(format!("traffic[{i}].sources_from"), format!("`{x}` is not the name of another traffic class (names: {})", names.join(", "))));
+                    return Err(ConfigError::new(
+                        format!("traffic[{i}].sources_from"),
+                        format!("`{x}` is not the name of another traffic class (names: {})", names.join(", ")),
+                    ));
                 }
                 if t.sources.is_some() || t.senders.is_some() {
                     return Err(ConfigError::new(format!("traffic[{i}].sources_from"), "give the sources one way: sources, senders or sources_from"));
@@ -41,7 +44,10 @@ impl Config {
             }
             for x in &t.exclude {
                 if !names.contains(x) || x == &names[i] {
-                    return Err(ConfigError::new(format!("traffic[{i}].exclude"), format!("`{x}` is not the name of another traffic class (names: {})", names.join(", "))));
+                    return Err(ConfigError::new(
+                        format!("traffic[{i}].exclude"),
+                        format!("`{x}` is not the name of another traffic class (names: {})", names.join(", ")),
+                    ));
                 }
             }
         }
@@ -106,7 +112,10 @@ fn validate_topology(t: &TopologyConfig) -> ConfigResult<()> {
                 }
             }
             if hosts_per_leaf + spines > MAX_SWITCH_PORTS {
-                return Err(ConfigError::new("topology.spines", format!("leaves would have {} ports; at most {MAX_SWITCH_PORTS} are supported", hosts_per_leaf + spines)));
+                return Err(ConfigError::new(
+                    "topology.spines",
+                    format!("leaves would have {} ports; at most {MAX_SWITCH_PORTS} are supported", hosts_per_leaf + spines),
+                ));
             }
             if *leaves > MAX_SWITCH_PORTS {
                 return Err(ConfigError::new("topology.leaves", format!("spines would have {leaves} ports; at most {MAX_SWITCH_PORTS} are supported")));
@@ -141,22 +150,26 @@ impl SwitchConfig {
         }
         // Virtual cut-through: a buffer must hold a whole packet.
         if self.input_buffer_bytes(nic) < nic.data_packet_bytes {
-            return Err(ConfigError::new("switch.input_buffer_bytes", format!("must hold at least one data packet ({} bytes) for virtual cut-through", nic.data_packet_bytes)));
+            return Err(ConfigError::new(
+                "switch.input_buffer_bytes",
+                format!("must hold at least one data packet ({} bytes) for virtual cut-through", nic.data_packet_bytes),
+            ));
         }
         if self.output_buffer_bytes(nic) < nic.data_packet_bytes {
-            return Err(ConfigError::new("switch.output_buffer_bytes", format!("must hold at least one data packet ({} bytes) for virtual cut-through", nic.data_packet_bytes)));
+            return Err(ConfigError::new(
+                "switch.output_buffer_bytes",
+                format!("must hold at least one data packet ({} bytes) for virtual cut-through", nic.data_packet_bytes),
+            ));
         }
         Ok(())
     }
 
     pub fn input_buffer_bytes(&self, nic: &NicConfig) -> u32 {
-        self.input_buffer_bytes
-            .unwrap_or(self.input_buffer_packets.unwrap_or(DEFAULT_INPUT_BUFFER_PACKETS).saturating_mul(nic.data_packet_bytes))
+        self.input_buffer_bytes.unwrap_or(self.input_buffer_packets.unwrap_or(DEFAULT_INPUT_BUFFER_PACKETS).saturating_mul(nic.data_packet_bytes))
     }
 
     pub fn output_buffer_bytes(&self, nic: &NicConfig) -> u32 {
-        self.output_buffer_bytes
-            .unwrap_or(self.output_buffer_packets.unwrap_or(DEFAULT_OUTPUT_BUFFER_PACKETS).saturating_mul(nic.data_packet_bytes))
+        self.output_buffer_bytes.unwrap_or(self.output_buffer_packets.unwrap_or(DEFAULT_OUTPUT_BUFFER_PACKETS).saturating_mul(nic.data_packet_bytes))
     }
 }
 

@@ -105,10 +105,7 @@ impl Default for EventQueue {
 impl EventQueue {
     pub fn push(&mut self, time: Time, event: Event) {
         let entity = event.entity() as u128 & ((1 << ENTITY_BITS) - 1);
-        let key = (time as u128) << 64
-            | (event.priority() as u128) << (ENTITY_BITS + SEQ_BITS)
-            | entity << SEQ_BITS
-            | self.seq as u128;
+        let key = (time as u128) << 64 | (event.priority() as u128) << (ENTITY_BITS + SEQ_BITS) | entity << SEQ_BITS | self.seq as u128;
         self.seq = self.seq.wrapping_add(1);
         self.len += 1;
         self.place(Entry { key, event });

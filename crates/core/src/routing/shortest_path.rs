@@ -44,7 +44,11 @@ pub fn build(topo: &Topology, routes: &[ExplicitRoute]) -> ConfigResult<Table> {
     }
     for (i, r) in routes.iter().enumerate() {
         let key = format!("routing.routes[{i}]");
-        let s = topo.switches.iter().position(|s| s.name == r.switch).ok_or_else(|| ConfigError::new(format!("{key}.switch"), format!("no switch is named `{}`", r.switch)))?;
+        let s = topo
+            .switches
+            .iter()
+            .position(|s| s.name == r.switch)
+            .ok_or_else(|| ConfigError::new(format!("{key}.switch"), format!("no switch is named `{}`", r.switch)))?;
         let d = topo.host_by_name(&r.dest).ok_or_else(|| ConfigError::new(format!("{key}.dest"), format!("no host is named `{}`", r.dest)))?;
         let p = topo.switches[s].ports.iter().position(|port| {
             let name = match topo.channels[port.out as usize].to {
@@ -61,7 +65,10 @@ pub fn build(topo: &Topology, routes: &[ExplicitRoute]) -> ConfigResult<Table> {
         let Endpoint::Switch(first, _) = topo.channels[topo.host_out[src] as usize].to else { unreachable!("hosts attach to switches") };
         for d in 0..hosts {
             if d != src && !reaches(topo, &next, hosts, first as usize, d) {
-                return Err(ConfigError::new("topology.links", format!("host `{}` cannot reach host `{}`: the routes or links are incomplete", topo.host_names[src], topo.host_names[d])));
+                return Err(ConfigError::new(
+                    "topology.links",
+                    format!("host `{}` cannot reach host `{}`: the routes or links are incomplete", topo.host_names[src], topo.host_names[d]),
+                ));
             }
         }
     }

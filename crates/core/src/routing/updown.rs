@@ -51,10 +51,7 @@ impl UpDown {
             let lo = children[0].0;
             let span = children[0].1 - children[0].0;
             for (i, &(clo, chi, _)) in children.iter().enumerate() {
-                assert!(
-                    clo == lo + i as u32 * span && chi - clo == span,
-                    "tree builders give every switch contiguous, equal host ranges per down port"
-                );
+                assert!(clo == lo + i as u32 * span && chi - clo == span, "tree builders give every switch contiguous, equal host ranges per down port");
             }
             range[s] = Some((lo, lo + span * children.len() as u32));
             switches[s] = Some(Subtree {

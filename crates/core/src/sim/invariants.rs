@@ -66,7 +66,11 @@ impl<M: Mechanism> Sim<M> {
                         count(self.slab.get(pkt).kind);
                     }
                     if o.queued[vc] as u64 != routed[s][port * nv + vc] {
-                        return Err(format!("switch {s} output {port} VC {vc}: queued {} bytes but {} are in input buffers", o.queued[vc], routed[s][port * nv + vc]));
+                        return Err(format!(
+                            "switch {s} output {port} VC {vc}: queued {} bytes but {} are in input buffers",
+                            o.queued[vc],
+                            routed[s][port * nv + vc]
+                        ));
                     }
                 }
             }

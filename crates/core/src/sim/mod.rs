@@ -156,12 +156,8 @@ impl<M: Mechanism> Sim<M> {
         let out_cap = cfg.switch.output_buffer_bytes(&cfg.nic);
         let seed = cfg.simulation.seed;
         let nv = vcs.len();
-        let switches = topo
-            .switches
-            .iter()
-            .enumerate()
-            .map(|(s, node)| Switch::new(node.ports.len(), &vcs, |_| in_cap, stream(seed, Family::Switch, s as u64)))
-            .collect();
+        let switches =
+            topo.switches.iter().enumerate().map(|(s, node)| Switch::new(node.ports.len(), &vcs, |_| in_cap, stream(seed, Family::Switch, s as u64))).collect();
         let nics = (0..topo.hosts()).map(|h| Nic::new(topo.host_out[h], topo.host_in[h], vec![in_cap; nv])).collect();
         // A switch's crossbar runs at `speedup` times its fastest port, for every output: with
         // mixed link rates (the thesis' testbed) a slow input must not throttle a fast link.
@@ -322,4 +318,3 @@ impl<M: Mechanism> Sim<M> {
         })
     }
 }
-

@@ -17,9 +17,7 @@ impl<M: Mechanism> Sim<M> {
     /// The head of `pkt`, which reached the switch input fed by channel `ch` one router latency
     /// ago, has been routed and written to its input queue (see `Event::HeadArrive`).
     pub(super) fn head_arrive(&mut self, ch: ChannelId, pkt: PacketId) {
-        let Endpoint::Switch(s, port) = self.topo.channels[ch as usize].to else {
-            unreachable!("packets for hosts are delivered, not head-arrived")
-        };
+        let Endpoint::Switch(s, port) = self.topo.channels[ch as usize].to else { unreachable!("packets for hosts are delivered, not head-arrived") };
         let rate = self.topo.channels[ch as usize].rate;
         let now = self.now;
         let sw = &mut self.switches[s as usize];

@@ -75,7 +75,11 @@ mod tests {
         let mut a = Latency::default();
         let mut b = Latency::default();
         for v in 1..=1000u64 {
-            if v % 2 == 0 { a.record(v * 1_000) } else { b.record(v * 1_000) }
+            if v % 2 == 0 {
+                a.record(v * 1_000)
+            } else {
+                b.record(v * 1_000)
+            }
         }
         a.merge(&b);
         let s = a.summary();

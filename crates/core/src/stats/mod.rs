@@ -9,8 +9,8 @@ mod summary;
 
 pub use fairness::Fairness;
 pub use histogram::{Latency, LatencySummary};
-pub use summary::{ClassSummary, Counters, LinkRow, SeriesRow, Summary};
 pub(crate) use summary::Context as SummaryContext;
+pub use summary::{ClassSummary, Counters, LinkRow, SeriesRow, Summary};
 
 use crate::ids::{ChannelId, ClassId, NodeId};
 use crate::packet::Packet;

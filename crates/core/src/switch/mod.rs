@@ -65,18 +65,11 @@ pub struct Switch {
 impl Switch {
     pub fn new(ports: usize, vcs: &[VcSpec], downstream_credits: impl Fn(PortId) -> u32, rng: Stream) -> Switch {
         let inputs = (0..=ports)
-            .map(|_| {
-                vcs.iter()
-                    .map(|v| InputVc { queues: vec![VecDeque::new(); if v.voq { ports } else { 1 }], bytes: 0, peak: 0 })
-                    .collect()
-            })
+            .map(|_| vcs.iter().map(|v| InputVc { queues: vec![VecDeque::new(); if v.voq { ports } else { 1 }], bytes: 0, peak: 0 }).collect())
             .collect();
         let outputs = (0..ports)
             .map(|p| Output {
-                vcs: vcs
-                    .iter()
-                    .map(|_| OutputVc { fifo: VecDeque::new(), bytes: 0, peak: 0, credits: downstream_credits(p as PortId) })
-                    .collect(),
+                vcs: vcs.iter().map(|_| OutputVc { fifo: VecDeque::new(), bytes: 0, peak: 0, credits: downstream_credits(p as PortId) }).collect(),
                 queued: vec![0; vcs.len()],
                 req: vec![0; vcs.len()],
                 rr: vec![0; vcs.len()],

@@ -22,9 +22,11 @@ pub fn build(hosts: &[String], switches: &[String], links: &[ExplicitLink], defa
         names.push((s, Named::Switch(b.add_switch(s.clone(), 0))));
     }
     let find = |n: &str, key: String| {
-        names.iter().find(|(m, _)| *m == n).map(|(_, x)| x).ok_or_else(|| {
-            ConfigError::new(key, format!("`{n}` is neither a host nor a switch of topology.hosts / topology.switches"))
-        })
+        names
+            .iter()
+            .find(|(m, _)| *m == n)
+            .map(|(_, x)| x)
+            .ok_or_else(|| ConfigError::new(key, format!("`{n}` is neither a host nor a switch of topology.hosts / topology.switches")))
     };
     let mut host_linked = vec![false; hosts.len()];
     for (i, l) in links.iter().enumerate() {
@@ -59,7 +61,10 @@ pub fn build(hosts: &[String], switches: &[String], links: &[ExplicitLink], defa
     }
     let topo = b.finish(Vec::new());
     if let Some(s) = topo.switches.iter().find(|s| s.ports.len() > crate::config::MAX_SWITCH_PORTS as usize) {
-        return Err(ConfigError::new("topology.links", format!("switch `{}` has {} ports; at most {} are supported", s.name, s.ports.len(), crate::config::MAX_SWITCH_PORTS)));
+        return Err(ConfigError::new(
+            "topology.links",
+            format!("switch `{}` has {} ports; at most {} are supported", s.name, s.ports.len(), crate::config::MAX_SWITCH_PORTS),
+        ));
     }
     Ok(topo)
 }

@@ -56,9 +56,7 @@ impl Topology {
     pub fn build(cfg: &TopologyConfig) -> ConfigResult<Topology> {
         match cfg {
             TopologyConfig::KaryNtree { k, n, link } => Ok(kary_ntree::build(*k, *n, link)),
-            TopologyConfig::FatTree2 { leaves, hosts_per_leaf, spines, link } => {
-                Ok(fat_tree2::build(*leaves, *hosts_per_leaf, *spines, link))
-            }
+            TopologyConfig::FatTree2 { leaves, hosts_per_leaf, spines, link } => Ok(fat_tree2::build(*leaves, *hosts_per_leaf, *spines, link)),
             TopologyConfig::Explicit { hosts, switches, links, link } => explicit::build(hosts, switches, links, link),
         }
     }

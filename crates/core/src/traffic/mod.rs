@@ -131,11 +131,12 @@ impl Traffic {
                     Some(w) => {
                         let total: f64 = w.iter().sum();
                         let mut x = src.rng.random::<f64>() * total;
-                        w.iter().position(|wi| {
-                            x -= wi;
-                            x < 0.0
-                        })
-                        .unwrap_or(packets.len() - 1)
+                        w.iter()
+                            .position(|wi| {
+                                x -= wi;
+                                x < 0.0
+                            })
+                            .unwrap_or(packets.len() - 1)
                     }
                 };
                 packets[i]

@@ -23,7 +23,10 @@ pub fn resolve(cfg: &Config, topo: &Topology, end: Time) -> ConfigResult<Traffic
             let resolved = |x: &String, key: &str| {
                 let j = names.iter().position(|m| m == x).expect("validated");
                 classes[j].as_ref().ok_or_else(|| {
-                    ConfigError::new(format!("traffic[{i}].{key}"), format!("`{x}` refers to other classes itself; name only classes without `exclude` or `sources_from`"))
+                    ConfigError::new(
+                        format!("traffic[{i}].{key}"),
+                        format!("`{x}` refers to other classes itself; name only classes without `exclude` or `sources_from`"),
+                    )
                 })
             };
             let mut removed: Vec<NodeId> = Vec::new();
@@ -58,9 +61,7 @@ fn node(topo: &Topology, r: &NodeRef, key: &str) -> ConfigResult<NodeId> {
     match r {
         NodeRef::Id(id) if (*id as usize) < topo.hosts() => Ok(*id),
         NodeRef::Id(id) => Err(ConfigError::new(key, format!("host id {id} does not exist: the topology has hosts 0..{}", topo.hosts() - 1))),
-        NodeRef::Name(name) => topo.host_by_name(name).ok_or_else(|| {
-            ConfigError::new(key, format!("no host is named `{name}`"))
-        }),
+        NodeRef::Name(name) => topo.host_by_name(name).ok_or_else(|| ConfigError::new(key, format!("no host is named `{name}`"))),
     }
 }
 
@@ -163,7 +164,10 @@ fn class(
     if t.arrival == crate::config::Arrival::Bernoulli && !t.greedy && t.pattern != Pattern::Burst {
         let gap = t.message.mean_packets() * Rate::from_gbps(cfg.topology.link().host_gbps()).serialization(cfg.nic.data_packet_bytes) as f64 / load;
         if gap < ps_from_ns(cfg.simulation.cycle_ns) as f64 {
-            return Err(ConfigError::new(format!("{key}.load"), "asks for more than one message per cycle: lower the load, use longer messages, or a shorter simulation.cycle_ns"));
+            return Err(ConfigError::new(
+                format!("{key}.load"),
+                "asks for more than one message per cycle: lower the load, use longer messages, or a shorter simulation.cycle_ns",
+            ));
         }
     }
     Ok(Class {
