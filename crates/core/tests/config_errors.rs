@@ -25,6 +25,8 @@ fn each_error_names_its_key() {
         (&["switch.speedup=0"], "switch.speedup", "positive"),
         (&["switch.input_buffer_bytes=100"], "switch.input_buffer_bytes", "at least one data packet"),
         (&["switch.input_buffer_bytes=4096", "switch.input_buffer_packets=4"], "switch.input_buffer_bytes", "not both"),
+        (&["switch.bypass_limit=4"], "switch.bypass_limit", "switch.voq = false"),
+        (&["switch.voq=false", "switch.bypass_limit=0"], "switch.bypass_limit", "1 to 255"),
         (&["simulation.measure_ns=0"], "simulation.measure_ns", "positive"),
         (&["cc.mechanism=\"ecn\"", "cc.ecn.threshold=1.5"], "cc.ecn.threshold", "(0, 1]"),
         (&["cc.mechanism=\"dcqcn\""], "cc.mechanism", "unknown variant"),

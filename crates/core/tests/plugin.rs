@@ -4,14 +4,14 @@
 
 mod common;
 use common::*;
-use lossless_core::cc::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, VcSpec, Verdict};
+use lossless_core::cc::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, Verdict};
 use lossless_core::ids::{NodeId, PortId, SwitchId};
 use lossless_core::packet::{CcHeader, Packet};
 use lossless_core::{Config, Sim, Summary};
 
-/// Control VC 0 (FIFO), data VC 1 (VOQ): the layout of the ECN network (SRP paper §4).
-fn two_vcs() -> Vec<VcSpec> {
-    vec![VcSpec { class: VcClass::Control, voq: false }, VcSpec { class: VcClass::Data, voq: true }]
+/// Control VC 0, data VC 1: the layout of the ECN network (SRP paper §4).
+fn two_vcs() -> Vec<VcClass> {
+    vec![VcClass::Control, VcClass::Data]
 }
 
 fn run_with<M: Mechanism>(cfg: &Config, mech: M) -> (Summary, Sim<M>) {
@@ -42,7 +42,7 @@ impl Mechanism for AckAndMark {
     fn name(&self) -> &'static str {
         "ack-and-mark"
     }
-    fn vcs(&self) -> Vec<VcSpec> {
+    fn vcs(&self) -> Vec<VcClass> {
         two_vcs()
     }
     fn data_vc(&self) -> u8 {
@@ -90,8 +90,8 @@ impl Mechanism for Pacer {
     fn name(&self) -> &'static str {
         "pacer"
     }
-    fn vcs(&self) -> Vec<VcSpec> {
-        vec![VcSpec { class: VcClass::Data, voq: true }]
+    fn vcs(&self) -> Vec<VcClass> {
+        vec![VcClass::Data]
     }
     fn inject_gate(&mut self, ctx: &mut Ctx, q: QueueView) -> Gate {
         match self.next.get(&q.qp) {
@@ -127,8 +127,8 @@ impl Mechanism for Dropper {
     fn name(&self) -> &'static str {
         "dropper"
     }
-    fn vcs(&self) -> Vec<VcSpec> {
-        vec![VcSpec { class: VcClass::Data, voq: true }]
+    fn vcs(&self) -> Vec<VcClass> {
+        vec![VcClass::Data]
     }
     fn on_message(&mut self, ctx: &mut Ctx, _: QueueView, _: u32) {
         if self.timer_fired == 0 {

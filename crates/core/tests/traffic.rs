@@ -190,8 +190,7 @@ fn on_off_sources_send_greedily_about_half_the_time() {
     // sends at its link rate while ON, so it offers about 0.5 (Santos et al. §VI-B.2). Flows to
     // distinct hosts (a shift) of a 16-host tree, so nothing else limits them; 50 us periods, 20 ms
     // window.
-    let s = run(&format!(
-        r#"[topology]
+    let s = run(r#"[topology]
 kind = "kary_ntree"
 k = 4
 n = 2
@@ -204,10 +203,9 @@ name = "dynamic"
 pattern = "shift"
 shift = 1
 greedy = true
-on_off = {{ mean_on_ns = 50000, mean_off_ns = 50000 }}
-message = {{ kind = "fixed", packets = 1 }}
-"#
-    ));
+on_off = { mean_on_ns = 50000, mean_off_ns = 50000 }
+message = { kind = "fixed", packets = 1 }
+"#);
     let c = &s.classes["dynamic"];
     assert_close("offered", c.offered, 0.5, 0.03);
     assert_close("accepted", c.accepted, c.offered, 0.01);

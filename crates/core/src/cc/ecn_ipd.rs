@@ -14,7 +14,7 @@
 //!
 //! VCs: the control VC (0, FIFO) above the data VC (1, VOQ), as the ECN network of §4.
 
-use super::{control_and_data_vcs, throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcSpec};
+use super::{throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, CONTROL_AND_DATA_VCS};
 use crate::config::{Config, EcnConfig};
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
 use crate::packet::{CcHeader, Packet, PacketKind};
@@ -34,7 +34,6 @@ pub struct EcnIpd {
     timer: Time,
     threshold_bytes: f64,
     data_bytes: u32,
-    voq: bool,
     /// Throttled send queues by (source, destination); a queue without an entry has no delay.
     throttled: FxHashMap<(NodeId, NodeId), Throttle>,
     marks: u64,
@@ -61,7 +60,6 @@ impl EcnIpd {
             timer: ps_from_ns(e.decrement_timer_ns),
             threshold_bytes: e.threshold * in_cap as f64,
             data_bytes: cfg.nic.data_packet_bytes,
-            voq: cfg.switch.voq,
             throttled: FxHashMap::default(),
             marks: 0,
             notifications: 0,
@@ -90,8 +88,8 @@ impl Mechanism for EcnIpd {
         "ecn"
     }
 
-    fn vcs(&self) -> Vec<VcSpec> {
-        control_and_data_vcs(self.voq)
+    fn vcs(&self) -> Vec<VcClass> {
+        CONTROL_AND_DATA_VCS.to_vec()
     }
 
     fn data_vc(&self) -> Vc {

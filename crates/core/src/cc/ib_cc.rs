@@ -18,7 +18,7 @@
 //! VCs: a control VC (0, CNPs and ACKs) above the data VC (1, VOQ), one data VL as the thesis'
 //! experiments.
 
-use super::{control_and_data_vcs, throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcSpec};
+use super::{throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, CONTROL_AND_DATA_VCS};
 use crate::config::{Becn, Config, Granularity, IbCcConfig, Marking, ThresholdMode, TimerMode};
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
 use crate::packet::{CcHeader, Packet, PacketKind};
@@ -44,7 +44,6 @@ pub struct IbCc {
     data_bytes: u32,
     cct: Vec<Time>,
     timer: Time,
-    voq: bool,
     /// Output ports (switch, port) in the congestion state (hysteresis memory).
     congested: FxHashSet<(SwitchId, PortId)>,
     /// Eligible packets per port since its last mark (counter marking).
@@ -76,7 +75,6 @@ impl IbCc {
             data_bytes: cfg.nic.data_packet_bytes,
             cct: c.cct.table_ns().into_iter().map(ps_from_ns).collect(),
             timer: ps_from_ns(c.ccti_timer_ns),
-            voq: cfg.switch.voq,
             congested: FxHashSet::default(),
             eligible: FxHashMap::default(),
             flows: FxHashMap::default(),
@@ -161,8 +159,8 @@ impl Mechanism for IbCc {
         "ibcc"
     }
 
-    fn vcs(&self) -> Vec<VcSpec> {
-        control_and_data_vcs(self.voq)
+    fn vcs(&self) -> Vec<VcClass> {
+        CONTROL_AND_DATA_VCS.to_vec()
     }
 
     fn data_vc(&self) -> Vc {

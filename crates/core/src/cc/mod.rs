@@ -38,14 +38,6 @@ pub enum VcClass {
     Low = 2,
 }
 
-/// A virtual channel: its priority class, and whether its input buffers use virtual output
-/// queues (SRP paper §4: VOQ on the main data VC, FIFO on the others).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct VcSpec {
-    pub class: VcClass,
-    pub voq: bool,
-}
-
 /// Which hooks a mechanism uses; the engine does not even prepare the arguments of the others.
 /// Mechanisms write `Hooks { transmit: true, ..Hooks::NONE }`.
 #[derive(Clone, Copy, Debug, Default)]
@@ -103,11 +95,9 @@ impl Gate {
     }
 }
 
-/// One control VC (0, FIFO) above one data VC (1, VOQ if `voq`): the layout of the
-/// notification-based mechanisms (ECN, IB CC, Santos et al.).
-pub(crate) fn control_and_data_vcs(voq: bool) -> Vec<VcSpec> {
-    vec![VcSpec { class: VcClass::Control, voq: false }, VcSpec { class: VcClass::Data, voq }]
-}
+/// One control VC (0) above one data VC (1): the layout of the notification-based mechanisms
+/// (ECN, IB CC, Santos et al.).
+pub(crate) const CONTROL_AND_DATA_VCS: [VcClass; 2] = [VcClass::Control, VcClass::Data];
 
 /// What a switch does with a packet that reached the head of its input queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,8 +147,10 @@ pub trait Mechanism {
     /// The name used in results (`summary.json`'s `mechanism`).
     fn name(&self) -> &'static str;
 
-    /// Virtual channels the network needs for this mechanism, in VC index order.
-    fn vcs(&self) -> Vec<VcSpec>;
+    /// The priority class of each virtual channel the network needs for this mechanism, in VC
+    /// index order. The network gives data-class VCs the configured input queueing
+    /// (`switch.voq`, `switch.bypass_limit`) and the others FIFOs.
+    fn vcs(&self) -> Vec<VcClass>;
 
     /// The VC of ordinary data packets.
     fn data_vc(&self) -> Vc {

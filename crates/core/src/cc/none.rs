@@ -1,11 +1,9 @@
-//! The baseline: no congestion control, one data VC with virtual output queues (SRP paper §4:
-//! "In the baseline network, a single VC is used to transmit all network traffic").
+//! The baseline: no congestion control, one data VC (SRP paper §4: "In the baseline network, a
+//! single VC is used to transmit all network traffic").
 
-use super::{Hooks, Mechanism, VcClass, VcSpec};
+use super::{Hooks, Mechanism, VcClass};
 
-pub struct NoCc {
-    pub voq: bool,
-}
+pub struct NoCc;
 
 impl Mechanism for NoCc {
     const HOOKS: Hooks = Hooks::NONE;
@@ -14,7 +12,7 @@ impl Mechanism for NoCc {
         "none"
     }
 
-    fn vcs(&self) -> Vec<VcSpec> {
-        vec![VcSpec { class: VcClass::Data, voq: self.voq }]
+    fn vcs(&self) -> Vec<VcClass> {
+        vec![VcClass::Data]
     }
 }

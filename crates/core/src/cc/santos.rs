@@ -13,7 +13,7 @@
 //!
 //! VCs: the control VC (0, ACKs) above the data VC (1).
 
-use super::{control_and_data_vcs, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcSpec};
+use super::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, CONTROL_AND_DATA_VCS};
 use crate::config::{Config, Response, SantosConfig, SantosMarking};
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
 use crate::packet::{CcHeader, Packet, PacketKind};
@@ -29,7 +29,6 @@ const ACK: u8 = 1;
 
 pub struct Santos {
     cfg: SantosConfig,
-    voq: bool,
     /// cnt1 per output (switch, port): data packets in the switch waiting for it.
     waiting: FxHashMap<(SwitchId, PortId), u32>,
     /// cnt2 per output: packets still to be marked.
@@ -58,7 +57,6 @@ impl Santos {
     pub fn new(cfg: &Config) -> Santos {
         Santos {
             cfg: cfg.cc.santos.clone(),
-            voq: cfg.switch.voq,
             waiting: FxHashMap::default(),
             to_mark: FxHashMap::default(),
             marked_uids: FxHashSet::default(),
@@ -124,8 +122,8 @@ impl Mechanism for Santos {
         "santos"
     }
 
-    fn vcs(&self) -> Vec<VcSpec> {
-        control_and_data_vcs(self.voq)
+    fn vcs(&self) -> Vec<VcClass> {
+        CONTROL_AND_DATA_VCS.to_vec()
     }
 
     fn data_vc(&self) -> Vc {

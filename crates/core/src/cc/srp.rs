@@ -25,7 +25,7 @@
 //! them once every other packet of the reservation is sent. Either may deliver a packet twice;
 //! the receiver counts the second arrival as a duplicate.
 
-use super::{Ctx, Gate, Hooks, Mechanism, QueueView, VcClass, VcSpec, Verdict};
+use super::{Ctx, Gate, Hooks, Mechanism, QueueView, VcClass, Verdict};
 use crate::config::Config;
 use crate::ids::{NodeId, PortId, QpId, SwitchId, Vc};
 use crate::packet::{CcHeader, Packet, PacketKind};
@@ -57,7 +57,6 @@ pub struct Srp {
     /// A data packet's time on an ejection channel.
     tau_p: Time,
     router_latency: Time,
-    voq: bool,
     queues: Vec<Queue>,
     /// Reservation schedule register of each destination.
     schedule: Vec<Time>,
@@ -128,7 +127,6 @@ impl Srp {
             fast_retransmit: s.fast_retransmit,
             tau_p: Rate::from_gbps(cfg.topology.link().host_gbps()).serialization(cfg.nic.data_packet_bytes),
             router_latency: ps_from_ns(cfg.switch.router_latency_ns),
-            voq: cfg.switch.voq,
             queues: Vec::new(),
             schedule: Vec::new(),
             c: Counters::default(),
@@ -183,13 +181,8 @@ impl Mechanism for Srp {
         "srp"
     }
 
-    fn vcs(&self) -> Vec<VcSpec> {
-        vec![
-            VcSpec { class: VcClass::Control, voq: false },
-            VcSpec { class: VcClass::Control, voq: false },
-            VcSpec { class: VcClass::Data, voq: self.voq },
-            VcSpec { class: VcClass::Low, voq: false },
-        ]
+    fn vcs(&self) -> Vec<VcClass> {
+        vec![VcClass::Control, VcClass::Control, VcClass::Data, VcClass::Low]
     }
 
     fn data_vc(&self) -> Vc {

@@ -190,6 +190,9 @@ pub struct SwitchConfig {
     /// Virtual output queues on the data VCs' input buffers (SRP paper §4: VOQ on the main data
     /// VC, FIFO on the others). `false` gives one FIFO per VC.
     pub voq: bool,
+    /// With `voq = false`: younger packets may overtake a FIFO head waiting for a busy output at
+    /// most this many times (Santos et al. footnote 6: 4). Unset: a strict FIFO.
+    pub bypass_limit: Option<u32>,
 }
 
 impl Default for SwitchConfig {
@@ -202,6 +205,7 @@ impl Default for SwitchConfig {
             output_buffer_packets: None,
             output_buffer_bytes: None,
             voq: true,
+            bypass_limit: None,
         }
     }
 }

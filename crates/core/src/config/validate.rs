@@ -3,6 +3,7 @@
 
 use super::schema::*;
 use crate::error::{ConfigError, ConfigResult};
+use crate::switch::InputQueue;
 
 /// Switches keep per-output request sets as 64-bit masks of inputs: 63 ports and the local
 /// input through which a switch sends its own control packets.
@@ -161,7 +162,28 @@ impl SwitchConfig {
                 format!("must hold at least one data packet ({} bytes) for virtual cut-through", nic.data_packet_bytes),
             ));
         }
+        match self.bypass_limit {
+            Some(_) if self.voq => {
+                return Err(ConfigError::new(
+                    "switch.bypass_limit",
+                    "bounds how often a FIFO head is overtaken; set switch.voq = false, or remove bypass_limit (virtual output queues have no shared head)",
+                ))
+            }
+            Some(n) if n == 0 || n > u32::from(u8::MAX) => {
+                return Err(ConfigError::new("switch.bypass_limit", format!("must be 1 to {}, got {n} (remove it for a strict FIFO)", u8::MAX)))
+            }
+            _ => {}
+        }
         Ok(())
+    }
+
+    /// The input queueing of data VCs.
+    pub fn input_queue(&self) -> InputQueue {
+        match (self.voq, self.bypass_limit) {
+            (true, _) => InputQueue::Voq,
+            (false, Some(limit)) => InputQueue::Bypass { limit: limit as u8 },
+            (false, None) => InputQueue::Fifo,
+        }
     }
 
     pub fn input_buffer_bytes(&self, nic: &NicConfig) -> u32 {

@@ -5,14 +5,17 @@
 //! - credits: for every channel and VC, the upstream's credits + bytes on the link + bytes in
 //!   the downstream buffer + credits travelling back = the downstream buffer's capacity;
 //! - no buffer ever held more than its capacity (high-water marks);
+//! - a bypass FIFO's arrival order lists exactly its queued packets, and its input is pinned
+//!   exactly when its head has been bypassed the limit of times;
 //! - each output's `queued` bytes per VC are those of the packets routed to it that are still in
 //!   the switch's input buffers (queued, or granted with their tail still crossing).
 
 use super::Sim;
 use crate::cc::Mechanism;
 use crate::engine::Event;
-use crate::ids::Endpoint;
+use crate::ids::{Endpoint, PacketId};
 use crate::packet::PacketKind;
+use crate::switch::InputQueue;
 
 impl<M: Mechanism> Sim<M> {
     pub fn check_invariants(&self) -> Result<(), String> {
@@ -53,6 +56,20 @@ impl<M: Mechanism> Sim<M> {
                             let p = self.slab.get(pkt);
                             count(p.kind);
                             routed[s][p.out_port as usize * nv + vc] += p.bytes as u64;
+                        }
+                    }
+                    if let InputQueue::Bypass { limit } = self.vcs[vc].queue {
+                        let queued: usize = ivc.queues.iter().map(|q| q.len()).sum();
+                        let in_order = |pkt: &PacketId| ivc.queues[self.slab.get(*pkt).out_port as usize].contains(pkt);
+                        if ivc.order.len() != queued || !ivc.order.iter().all(in_order) {
+                            return Err(format!("switch {s} input {port} VC {vc}: the FIFO order does not list exactly the queued packets"));
+                        }
+                        if ivc.bypassed > limit || (sw.pinned[vc] >> port & 1 == 1) != (ivc.bypassed == limit) {
+                            return Err(format!(
+                                "switch {s} input {port} VC {vc}: head bypassed {} times (limit {limit}) but pinned = {}",
+                                ivc.bypassed,
+                                sw.pinned[vc] >> port & 1
+                            ));
                         }
                     }
                 }

@@ -36,7 +36,7 @@ mod invariants;
 mod nic_ops;
 mod switch_ops;
 
-use crate::cc::{Ctx, Deferred, Mechanism, VcClass, VcSpec};
+use crate::cc::{Ctx, Deferred, Mechanism, VcClass};
 use crate::config::Config;
 use crate::engine::{Event, EventQueue};
 use crate::error::{ConfigError, ConfigResult};
@@ -46,7 +46,7 @@ use crate::packet::Slab;
 use crate::rng::{stream, Family, Stream};
 use crate::routing::Routing;
 use crate::stats::{Stats, Summary, SummaryContext};
-use crate::switch::Switch;
+use crate::switch::{InputQueue, Switch, VcSpec};
 use crate::time::{ps_from_ns, Rate, Time};
 use crate::topology::Topology;
 use crate::traffic::{self, Traffic};
@@ -67,7 +67,7 @@ macro_rules! with_mechanism {
     ($cfg:expr, $m:ident => $body:expr) => {
         match $cfg.cc.mechanism {
             $crate::config::Mechanism::None => {
-                let $m = $crate::cc::NoCc { voq: $cfg.switch.voq };
+                let $m = $crate::cc::NoCc;
                 $body
             }
             $crate::config::Mechanism::Ecn => {
@@ -148,10 +148,13 @@ impl<M: Mechanism> Sim<M> {
         let warmup = ps_from_ns(cfg.simulation.warmup_ns);
         let end = warmup + ps_from_ns(cfg.simulation.measure_ns);
         let traffic = traffic::resolve(cfg, &topo, end)?;
-        let vcs = mech.vcs();
-        if vcs.is_empty() || vcs.len() > Vc::MAX as usize {
+        let classes = mech.vcs();
+        if classes.is_empty() || classes.len() > Vc::MAX as usize {
             return Err(ConfigError::new("cc.mechanism", "the mechanism defines no virtual channel"));
         }
+        let data_queue = cfg.switch.input_queue();
+        let vcs: Vec<VcSpec> =
+            classes.into_iter().map(|class| VcSpec { class, queue: if class == VcClass::Data { data_queue } else { InputQueue::Fifo } }).collect();
         let in_cap = cfg.switch.input_buffer_bytes(&cfg.nic);
         let out_cap = cfg.switch.output_buffer_bytes(&cfg.nic);
         let seed = cfg.simulation.seed;

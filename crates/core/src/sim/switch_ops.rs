@@ -32,14 +32,13 @@ impl<M: Mechanism> Sim<M> {
             *self.slab.get_mut(pkt) = copy;
         }
         let p = self.slab.get(pkt);
-        let (vc, bytes, out, q) = (p.vc, p.bytes, p.out_port, self.queue_of(p.vc, p.out_port));
+        let (vc, bytes, out) = (p.vc, p.bytes, p.out_port);
+        let (q, queue) = (self.queue_of(vc, out), self.vcs[vc as usize].queue);
         let sw = &mut self.switches[s as usize];
         sw.outputs[out as usize].queued[vc as usize] += bytes;
         let ivc = &mut sw.inputs[port as usize][vc as usize];
-        ivc.queues[q].push_back(pkt);
-        ivc.bytes += bytes;
-        ivc.peak = ivc.peak.max(ivc.bytes);
-        let (full, is_head) = (ivc.bytes + self.p.data_bytes > self.p.in_cap, ivc.queues[q].len() == 1);
+        let is_head = ivc.push(q, pkt, bytes, queue);
+        let full = ivc.bytes + self.p.data_bytes > self.p.in_cap;
         if M::HOOKS.input_full && full {
             self.input_full(s, port, vc);
         }
@@ -59,13 +58,10 @@ impl<M: Mechanism> Sim<M> {
         p.tail_in = now;
         p.out_port = self.routing.route(s, p.dst, &mut sw.rng);
         let (vc, bytes, out) = (p.vc, p.bytes, p.out_port);
-        let q = self.queue_of(vc, out);
+        let (q, queue) = (self.queue_of(vc, out), self.vcs[vc as usize].queue);
         let sw = &mut self.switches[s as usize];
         sw.outputs[out as usize].queued[vc as usize] += bytes;
-        let ivc = &mut sw.inputs[port as usize][vc as usize];
-        ivc.queues[q].push_back(pkt);
-        ivc.bytes += bytes;
-        if ivc.queues[q].len() == 1 {
+        if sw.inputs[port as usize][vc as usize].push(q, pkt, bytes, queue) {
             self.request(s, port, pkt);
         }
     }
@@ -86,7 +82,7 @@ impl<M: Mechanism> Sim<M> {
 
     #[inline]
     fn queue_of(&self, vc: Vc, out: PortId) -> usize {
-        if self.vcs[vc as usize].voq {
+        if self.vcs[vc as usize].queue.per_output() {
             out as usize
         } else {
             0
@@ -118,14 +114,10 @@ impl<M: Mechanism> Sim<M> {
     /// has arrived, and counts the drop.
     fn drop_head(&mut self, s: SwitchId, port: PortId, pkt: PacketId) {
         let p = *self.slab.get(pkt);
-        let q = self.queue_of(p.vc, p.out_port);
+        let next = self.take_head(s, port, p.vc, p.out_port, pkt);
         let sw = &mut self.switches[s as usize];
         sw.outputs[p.out_port as usize].queued[p.vc as usize] -= p.bytes;
-        let ivc = &mut sw.inputs[port as usize][p.vc as usize];
-        let popped = ivc.queues[q].pop_front();
-        debug_assert_eq!(popped, Some(pkt));
-        ivc.bytes -= p.bytes;
-        let next = ivc.queues[q].front().copied();
+        sw.inputs[port as usize][p.vc as usize].bytes -= p.bytes;
         self.return_credit(s, port, p.vc, p.bytes, self.now.max(p.tail_in));
         if p.kind == PacketKind::Data {
             self.stats.counters.dropped += 1;
@@ -137,16 +129,30 @@ impl<M: Mechanism> Sim<M> {
         }
     }
 
+    /// Takes `pkt`, the head of input `port`'s queue for `out` on `vc`, out of its queues and
+    /// (un)pins the input by its bypass count; returns the queue's next head.
+    fn take_head(&mut self, s: SwitchId, port: PortId, vc: Vc, out: PortId, pkt: PacketId) -> Option<PacketId> {
+        let (q, queue) = (self.queue_of(vc, out), self.vcs[vc as usize].queue);
+        let sw = &mut self.switches[s as usize];
+        let (next, pinned) = sw.inputs[port as usize][vc as usize].pop(q, pkt, queue);
+        if pinned {
+            sw.pinned[vc as usize] |= 1 << port;
+        } else {
+            sw.pinned[vc as usize] &= !(1 << port);
+        }
+        next
+    }
+
     /// Grants output `out`'s crossbar port to one requesting input, if any can go.
     pub(super) fn try_allocate(&mut self, s: SwitchId, out: PortId) {
-        if let Some((i, vc, q, pkt, next_vc)) = self.pick(s, out) {
-            self.grant(s, i, out, vc, q, pkt, next_vc);
+        if let Some((i, vc, pkt, next_vc)) = self.pick(s, out) {
+            self.grant(s, i, out, vc, pkt, next_vc);
         }
     }
 
-    /// The input, VC, queue and packet that output `out` serves next: VC classes in priority
-    /// order, VCs of a class and inputs in round-robin order.
-    fn pick(&self, s: SwitchId, out: PortId) -> Option<(PortId, Vc, usize, PacketId, usize)> {
+    /// The input, VC and packet that output `out` serves next (and the VC round-robin's next
+    /// offset): VC classes in priority order, VCs of a class and inputs in round-robin order.
+    fn pick(&self, s: SwitchId, out: PortId) -> Option<(PortId, Vc, PacketId, usize)> {
         let sw = &self.switches[s as usize];
         let o = &sw.outputs[out as usize];
         for group in &self.vc_groups {
@@ -158,7 +164,18 @@ impl<M: Mechanism> Sim<M> {
             let g = group.len();
             for k in 0..g {
                 let vc = group[(k + o.vc_rr as usize) % g];
-                let cand = if control { o.req[vc as usize] } else { o.req[vc as usize] & !sw.in_busy };
+                let mut cand = if control { o.req[vc as usize] } else { o.req[vc as usize] & !sw.in_busy };
+                // An input whose FIFO head has been bypassed its limit of times sends only that
+                // head.
+                let mut pinned = sw.pinned[vc as usize] & cand;
+                while pinned != 0 {
+                    let i = pinned.trailing_zeros();
+                    pinned &= pinned - 1;
+                    let head = *sw.inputs[i as usize][vc as usize].order.front().expect("a pinned input has a head");
+                    if self.slab.get(head).out_port != out {
+                        cand &= !(1 << i);
+                    }
+                }
                 if cand == 0 {
                     continue;
                 }
@@ -168,25 +185,20 @@ impl<M: Mechanism> Sim<M> {
                 if o.vcs[vc as usize].bytes + self.slab.get(pkt).bytes > self.p.out_cap {
                     continue; // no room in this VC's output buffer
                 }
-                return Some((i, vc, q, pkt, (k + 1) % g));
+                return Some((i, vc, pkt, (k + 1) % g));
             }
         }
         None
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn grant(&mut self, s: SwitchId, i: PortId, out: PortId, vc: Vc, q: usize, pkt: PacketId, next_vc: usize) {
+    fn grant(&mut self, s: SwitchId, i: PortId, out: PortId, vc: Vc, pkt: PacketId, next_vc: usize) {
         let inputs = self.switches[s as usize].inputs.len();
         let out_ch = self.topo.switches[s as usize].ports[out as usize].out;
         let xbar = self.xbar_rate[out_ch as usize];
         let now = self.now;
         let occupies = !self.is_control(vc);
+        let next = self.take_head(s, i, vc, out, pkt);
         let sw = &mut self.switches[s as usize];
-        let next = {
-            let queue = &mut sw.inputs[i as usize][vc as usize].queues[q];
-            queue.pop_front();
-            queue.front().copied()
-        };
         if occupies {
             sw.in_busy |= 1 << i;
         }
@@ -225,9 +237,14 @@ impl<M: Mechanism> Sim<M> {
         let ivc = &mut sw.inputs[i as usize][vc as usize];
         ivc.bytes -= bytes;
         self.return_credit(s, i, vc, bytes, self.now);
+        // The input is free again. A bypass FIFO offers its head first (FIFO order), then
+        // `out` takes its next input, then the input's other outputs, starting after `out` so
+        // that none is favoured.
+        if let Some(head) = self.switches[s as usize].inputs[i as usize][vc as usize].order.front() {
+            let head_out = self.slab.get(*head).out_port;
+            self.try_allocate(s, head_out);
+        }
         self.try_allocate(s, out);
-        // The input is free again: offer it to the other outputs it has requests for, starting
-        // after `out` so that no output is favoured.
         let mut pending = self.switches[s as usize].in_req[i as usize];
         while pending != 0 {
             let o = next_from(pending, out as u32 + 1);
@@ -320,7 +337,7 @@ impl<M: Mechanism> Sim<M> {
             o.sending = Some((vc, bytes));
             self.events.push(now + ser, Event::LinkFree { ch });
         }
-        if M::HOOKS.voq_detail && self.vcs[vc as usize].voq {
+        if M::HOOKS.voq_detail && self.vcs[vc as usize].queue.per_output() {
             (view.voq_max_bytes, view.contributors) = self.voq_detail(s, port, vc);
         }
         if M::HOOKS.transmit {

@@ -1,19 +1,86 @@
-//! Switch state: input-buffered with virtual output queues on VOQ VCs and FIFOs on the others,
-//! a crossbar with speedup, and small per-VC output buffers (SRP paper §4). Plain data: the
+//! Switch state: input-buffered (virtual output queues, FIFOs, or FIFOs with bounded bypass per
+//! VC), a crossbar with speedup, and small per-VC output buffers (SRP paper §4). Plain data: the
 //! behaviour lives in `sim::switch_ops`, which owns the event queue.
 
-use crate::cc::VcSpec;
+use crate::cc::VcClass;
 use crate::ids::{PacketId, PortId, Vc};
 use crate::rng::Stream;
 use std::collections::VecDeque;
 
+/// How an input buffer orders its packets. Data VCs follow `switch.voq` and
+/// `switch.bypass_limit`; control and low-priority VCs are FIFOs (SRP paper §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputQueue {
+    /// One FIFO: a head waiting for a busy output blocks the packets behind it.
+    Fifo,
+    /// A FIFO whose head younger packets may overtake at most `limit` times, then it alone may
+    /// go (Santos et al. footnote 6: "bypass of older packets when the crossbar is busy ... at
+    /// most 4 times"). Stored as per-output queues plus the arrival order.
+    Bypass { limit: u8 },
+    /// Virtual output queues (SRP paper §4): a FIFO with unlimited bypass.
+    Voq,
+}
+
+impl InputQueue {
+    /// Whether packets are kept in one queue per output port.
+    pub fn per_output(self) -> bool {
+        self != InputQueue::Fifo
+    }
+}
+
+/// A virtual channel as the network builds it: the mechanism's priority class and the input
+/// queueing the config gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VcSpec {
+    pub class: VcClass,
+    pub queue: InputQueue,
+}
+
 pub struct InputVc {
-    /// One queue per output port on VOQ VCs, a single FIFO otherwise.
+    /// One queue per output port when `InputQueue::per_output`, a single FIFO otherwise.
     pub queues: Vec<VecDeque<PacketId>>,
+    /// `InputQueue::Bypass` only: every queued packet in arrival order (the FIFO whose head may
+    /// be bypassed), and how many younger packets have left ahead of that head.
+    pub order: VecDeque<PacketId>,
+    pub bypassed: u8,
     /// Bytes held (from head arrival until the tail has crossed the crossbar).
     pub bytes: u32,
     /// High-water mark, checked against the capacity by the invariant checks.
     pub peak: u32,
+}
+
+impl InputVc {
+    /// Queues `pkt` (`bytes` long) on queue `q`; returns whether it is that queue's head.
+    pub fn push(&mut self, q: usize, pkt: PacketId, bytes: u32, queue: InputQueue) -> bool {
+        self.queues[q].push_back(pkt);
+        if matches!(queue, InputQueue::Bypass { .. }) {
+            self.order.push_back(pkt);
+        }
+        self.bytes += bytes;
+        self.peak = self.peak.max(self.bytes);
+        self.queues[q].len() == 1
+    }
+
+    /// Takes `pkt`, the head of queue `q`, out of the queues (its bytes stay until its tail has
+    /// left). Returns the queue's next head and, for a bypass FIFO, whether the FIFO head has
+    /// now been bypassed its limit of times.
+    pub fn pop(&mut self, q: usize, pkt: PacketId, queue: InputQueue) -> (Option<PacketId>, bool) {
+        let popped = self.queues[q].pop_front();
+        debug_assert_eq!(popped, Some(pkt));
+        let mut pinned = false;
+        if let InputQueue::Bypass { limit } = queue {
+            if self.order.front() == Some(&pkt) {
+                self.order.pop_front();
+                self.bypassed = 0;
+            } else {
+                let at = self.order.iter().position(|&p| p == pkt).expect("a queued packet is in the arrival order");
+                self.order.remove(at);
+                self.bypassed += 1;
+                pinned = self.bypassed >= limit;
+            }
+        }
+        (self.queues[q].front().copied(), pinned)
+    }
 }
 
 pub struct OutputVc {
@@ -57,6 +124,9 @@ pub struct Switch {
     /// Per input: bit o set while the input requests output o on some VC (the union over VCs
     /// of the outputs' `req` bits), so a freed input finds its outputs without a scan.
     pub in_req: Vec<u64>,
+    /// Per VC: bit i set while input i's FIFO head has been bypassed `InputQueue::Bypass::limit`
+    /// times, so only the head's output may take from that input.
+    pub pinned: Vec<u64>,
     pub ports: usize,
     /// Routing decisions (random up ports) draw from the switch's own stream.
     pub rng: Stream,
@@ -65,7 +135,17 @@ pub struct Switch {
 impl Switch {
     pub fn new(ports: usize, vcs: &[VcSpec], downstream_credits: impl Fn(PortId) -> u32, rng: Stream) -> Switch {
         let inputs = (0..=ports)
-            .map(|_| vcs.iter().map(|v| InputVc { queues: vec![VecDeque::new(); if v.voq { ports } else { 1 }], bytes: 0, peak: 0 }).collect())
+            .map(|_| {
+                vcs.iter()
+                    .map(|v| InputVc {
+                        queues: vec![VecDeque::new(); if v.queue.per_output() { ports } else { 1 }],
+                        order: VecDeque::new(),
+                        bypassed: 0,
+                        bytes: 0,
+                        peak: 0,
+                    })
+                    .collect()
+            })
             .collect();
         let outputs = (0..ports)
             .map(|p| Output {
@@ -80,7 +160,7 @@ impl Switch {
                 stretch: 0,
             })
             .collect();
-        Switch { inputs, outputs, in_busy: 0, in_req: vec![0; ports + 1], ports, rng }
+        Switch { inputs, outputs, in_busy: 0, in_req: vec![0; ports + 1], pinned: vec![0; vcs.len()], ports, rng }
     }
 }
 
@@ -98,7 +178,23 @@ pub fn next_from(mask: u64, from: u32) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use super::next_from;
+    use super::{next_from, InputQueue, InputVc};
+    use std::collections::VecDeque;
+
+    #[test]
+    fn bypass_fifo_pins_its_head_at_the_limit() {
+        let queue = InputQueue::Bypass { limit: 2 };
+        let mut ivc = InputVc { queues: vec![VecDeque::new(); 2], order: VecDeque::new(), bypassed: 0, bytes: 0, peak: 0 };
+        // Packet 0 (the FIFO head) waits for output 0; 1, 2 and 3 go to output 1.
+        for (pkt, q) in [(0, 0), (1, 1), (2, 1), (3, 1)] {
+            ivc.push(q, pkt, 100, queue);
+        }
+        assert_eq!(ivc.pop(1, 1, queue), (Some(2), false), "first overtaking");
+        assert_eq!(ivc.pop(1, 2, queue), (Some(3), true), "second overtaking reaches the limit");
+        assert_eq!(ivc.pop(0, 0, queue), (None, false), "the head leaves: count and pin reset");
+        assert_eq!((ivc.bypassed, ivc.order.iter().copied().collect::<Vec<_>>()), (0, vec![3]));
+        assert_eq!(ivc.peak, 400);
+    }
 
     #[test]
     fn round_robin_wraps() {
