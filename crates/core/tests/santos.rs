@@ -21,27 +21,34 @@ fn link(s: &Summary, name: &str) -> f64 {
 }
 
 #[test]
-fn without_cc_the_victim_gets_a_sixth_of_an_idle_link() {
+fn without_cc_the_victim_gets_about_15_percent_of_an_idle_link() {
     // SAN-2 (L = 5, R = 1): "the victim flow uses only 15% of the bandwidth on the inter-switch
-    // link, even though the inter-switch link is only 30% utilized". Here A's output
-    // round-robins between the remote flow and the victim, and the remote flow gets 1/6 of
-    // the root: both at 1/6.
+    // link, even though the inter-switch link is only 30% utilized". With the paper's switches
+    // (bounded-bypass FIFOs served oldest first) as the example has them:
     let s = scenario(1, 5, &["cc.mechanism=\"none\""]);
-    assert_close("victim", s.classes["victim"].accepted, 1.0 / 6.0, 0.01);
-    assert_close("inter-switch link", link(&s, "AB>"), 1.0 / 3.0, 0.01);
+    assert_close("victim", s.classes["victim"].accepted, 0.15, 0.02);
+    assert_close("inter-switch link", link(&s, "AB>"), 0.30, 0.03);
     assert_close("root link", link(&s, "root<"), 1.0, 0.005);
+    // With VOQs and round-robin over inputs, B gives the remote flow 1/6 of the root and A's
+    // output alternates between it and the victim: both exactly 1/6.
+    let rr = scenario(1, 5, &["cc.mechanism=\"none\"", "switch.input_queues=\"voq\"", "switch.arbitration=\"round_robin\""]);
+    assert_close("victim (VOQ, round-robin)", rr.classes["victim"].accepted, 1.0 / 6.0, 0.01);
+    assert_close("inter-switch link (VOQ, round-robin)", link(&rr, "AB>"), 1.0 / 3.0, 0.01);
 }
 
 #[test]
 fn a_window_of_one_helps_only_while_flows_fit_the_buffer() {
-    // SAN-3: a window of one packet alone (rates pinned at R_max) fixes L = 5, R = 1 but not
-    // L = 5, R = 5, where ten flows contend for four buffer slots.
+    // SAN-3: a window of one packet alone (rates pinned at R_max) fixes L = 5, R = 1 (the link
+    // slightly under-used: "an artifact of the starvation prevention function of switch B's
+    // scheduling") but not L = 5, R = 5, where ten flows contend for four buffer slots: the
+    // victim stays far below its ideal half of the link and the link is under-used.
     let window_only = ["cc.mechanism=\"santos\"", "cc.santos.min_rate=0.999999"];
     let few = scenario(1, 5, &window_only);
     assert!(few.classes["victim"].accepted > 0.7, "L5R1 victim {}", few.classes["victim"].accepted);
-    assert!(link(&few, "AB>") > 0.85);
+    assert!(link(&few, "AB>") > 0.85, "L5R1 inter-switch link {}", link(&few, "AB>"));
     let many = scenario(5, 5, &window_only);
-    assert!(many.classes["victim"].accepted < 0.1, "L5R5 victim {}", many.classes["victim"].accepted);
+    assert!(many.classes["victim"].accepted < 0.25, "L5R5 victim {}", many.classes["victim"].accepted);
+    assert!(link(&many, "AB>") < 0.7, "L5R5 inter-switch link {}", link(&many, "AB>"));
 }
 
 #[test]

@@ -149,7 +149,7 @@ pub trait Mechanism {
 
     /// The priority class of each virtual channel the network needs for this mechanism, in VC
     /// index order. The network gives data-class VCs the configured input queueing
-    /// (`switch.voq`, `switch.bypass_limit`) and the others FIFOs.
+    /// (`switch.input_queues`) and the others FIFOs.
     fn vcs(&self) -> Vec<VcClass>;
 
     /// The VC of ordinary data packets.

@@ -187,12 +187,34 @@ pub struct SwitchConfig {
     /// Output buffer per port and VC, in data packets: 4 (SRP paper §4).
     pub output_buffer_packets: Option<u32>,
     pub output_buffer_bytes: Option<u32>,
-    /// Virtual output queues on the data VCs' input buffers (SRP paper §4: VOQ on the main data
-    /// VC, FIFO on the others). `false` gives one FIFO per VC.
-    pub voq: bool,
-    /// With `voq = false`: younger packets may overtake a FIFO head waiting for a busy output at
-    /// most this many times (Santos et al. footnote 6: 4). Unset: a strict FIFO.
-    pub bypass_limit: Option<u32>,
+    /// How the data VCs' input buffers queue packets: `voq`, virtual output queues (SRP paper
+    /// §4: VOQ on the main data VC, FIFO on the others); `fifo`, one FIFO (head-of-line
+    /// blocking); `bypass`, a FIFO whose head may be overtaken `bypass_limit` times.
+    pub input_queues: InputQueues,
+    /// With `input_queues = "bypass"`: how many times younger packets may overtake a FIFO head
+    /// that waits for a busy output: 4 (Santos et al. footnote 6).
+    pub bypass_limit: u32,
+    /// Which requesting input an output serves: `round_robin` per input port (SRP paper §2,
+    /// thesis Paper II) or `oldest_first` by arrival at the switch (Santos et al. footnote 6's
+    /// FIFO scheduling).
+    pub arbitration: Arbitration,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum InputQueues {
+    #[default]
+    Voq,
+    Fifo,
+    Bypass,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Arbitration {
+    #[default]
+    RoundRobin,
+    OldestFirst,
 }
 
 impl Default for SwitchConfig {
@@ -204,8 +226,9 @@ impl Default for SwitchConfig {
             input_buffer_bytes: None,
             output_buffer_packets: None,
             output_buffer_bytes: None,
-            voq: true,
-            bypass_limit: None,
+            input_queues: InputQueues::Voq,
+            bypass_limit: 4,
+            arbitration: Arbitration::RoundRobin,
         }
     }
 }

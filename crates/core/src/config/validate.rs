@@ -162,27 +162,21 @@ impl SwitchConfig {
                 format!("must hold at least one data packet ({} bytes) for virtual cut-through", nic.data_packet_bytes),
             ));
         }
-        match self.bypass_limit {
-            Some(_) if self.voq => {
-                return Err(ConfigError::new(
-                    "switch.bypass_limit",
-                    "bounds how often a FIFO head is overtaken; set switch.voq = false, or remove bypass_limit (virtual output queues have no shared head)",
-                ))
-            }
-            Some(n) if n == 0 || n > u32::from(u8::MAX) => {
-                return Err(ConfigError::new("switch.bypass_limit", format!("must be 1 to {}, got {n} (remove it for a strict FIFO)", u8::MAX)))
-            }
-            _ => {}
+        if self.bypass_limit == 0 || self.bypass_limit > u32::from(u8::MAX) {
+            return Err(ConfigError::new(
+                "switch.bypass_limit",
+                format!("must be 1 to {}, got {} (input_queues = \"fifo\" is a FIFO without bypass)", u8::MAX, self.bypass_limit),
+            ));
         }
         Ok(())
     }
 
     /// The input queueing of data VCs.
     pub fn input_queue(&self) -> InputQueue {
-        match (self.voq, self.bypass_limit) {
-            (true, _) => InputQueue::Voq,
-            (false, Some(limit)) => InputQueue::Bypass { limit: limit as u8 },
-            (false, None) => InputQueue::Fifo,
+        match self.input_queues {
+            InputQueues::Voq => InputQueue::Voq,
+            InputQueues::Fifo => InputQueue::Fifo,
+            InputQueues::Bypass => InputQueue::Bypass { limit: self.bypass_limit as u8 },
         }
     }
 

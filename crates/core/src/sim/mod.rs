@@ -37,7 +37,7 @@ mod nic_ops;
 mod switch_ops;
 
 use crate::cc::{Ctx, Deferred, Mechanism, VcClass};
-use crate::config::Config;
+use crate::config::{Arbitration, Config};
 use crate::engine::{Event, EventQueue};
 use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{Endpoint, PortId, Vc};
@@ -106,6 +106,7 @@ pub(crate) struct Params {
     pub out_cap: u32,
     pub data_bytes: u32,
     pub control_bytes: u32,
+    pub oldest_first: bool,
 }
 
 pub struct Sim<M: Mechanism> {
@@ -207,6 +208,7 @@ impl<M: Mechanism> Sim<M> {
                 out_cap,
                 data_bytes: cfg.nic.data_packet_bytes,
                 control_bytes: cfg.nic.control_packet_bytes,
+                oldest_first: cfg.switch.arbitration == Arbitration::OldestFirst,
             },
             topo,
         };

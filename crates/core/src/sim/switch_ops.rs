@@ -179,9 +179,22 @@ impl<M: Mechanism> Sim<M> {
                 if cand == 0 {
                     continue;
                 }
-                let i = next_from(cand, o.rr[vc as usize] as u32) as PortId;
                 let q = self.queue_of(vc, out);
-                let pkt = *sw.inputs[i as usize][vc as usize].queues[q].front().expect("a request has a head packet");
+                let head = |i: u32| *sw.inputs[i as usize][vc as usize].queues[q].front().expect("a request has a head packet");
+                let start = o.rr[vc as usize] as u32;
+                let mut i = next_from(cand, start);
+                if self.p.oldest_first {
+                    // The earliest arrival; ties go to the first in round-robin order.
+                    let mut rest = cand & !(1 << i);
+                    while rest != 0 {
+                        let j = next_from(rest, start);
+                        rest &= !(1 << j);
+                        if self.slab.get(head(j)).head_in < self.slab.get(head(i)).head_in {
+                            i = j;
+                        }
+                    }
+                }
+                let (i, pkt) = (i as PortId, head(i));
                 if o.vcs[vc as usize].bytes + self.slab.get(pkt).bytes > self.p.out_cap {
                     continue; // no room in this VC's output buffer
                 }

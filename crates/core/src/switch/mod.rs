@@ -7,8 +7,8 @@ use crate::ids::{PacketId, PortId, Vc};
 use crate::rng::Stream;
 use std::collections::VecDeque;
 
-/// How an input buffer orders its packets. Data VCs follow `switch.voq` and
-/// `switch.bypass_limit`; control and low-priority VCs are FIFOs (SRP paper §4).
+/// How an input buffer orders its packets. Data VCs follow `switch.input_queues`; control and
+/// low-priority VCs are FIFOs (SRP paper §4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InputQueue {
     /// One FIFO: a head waiting for a busy output blocks the packets behind it.
