@@ -83,6 +83,7 @@ impl EcnIpd {
 
 impl Mechanism for EcnIpd {
     const HOOKS: Hooks = Hooks { transmit: true, inject_gate: true, injected: true, deliver: true, control: true, ..Hooks::NONE };
+    const GATE_ONLY_READS: bool = true;
 
     fn name(&self) -> &'static str {
         "ecn"

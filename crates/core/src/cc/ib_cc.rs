@@ -154,6 +154,7 @@ impl IbCc {
 
 impl Mechanism for IbCc {
     const HOOKS: Hooks = Hooks { transmit: true, voq_detail: true, inject_gate: true, injected: true, deliver: true, control: true, ..Hooks::NONE };
+    const GATE_ONLY_READS: bool = true;
 
     fn name(&self) -> &'static str {
         "ibcc"

@@ -144,6 +144,12 @@ pub trait Mechanism {
     /// The hooks this mechanism implements.
     const HOOKS: Hooks;
 
+    /// Whether `inject_gate` only reads state and answers with `data_vc()`. Then no answer can
+    /// let a packet go while the data VC lacks credits for one, so the NIC does not ask: with
+    /// hundreds of send queues per node, asking each of them after every event is most of the
+    /// cost of a congested run.
+    const GATE_ONLY_READS: bool = false;
+
     /// The name used in results (`summary.json`'s `mechanism`).
     fn name(&self) -> &'static str;
 

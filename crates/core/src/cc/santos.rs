@@ -117,6 +117,7 @@ impl Santos {
 impl Mechanism for Santos {
     const HOOKS: Hooks =
         Hooks { switch_arrival: true, input_full: true, transmit: true, inject_gate: true, injected: true, deliver: true, control: true, ..Hooks::NONE };
+    const GATE_ONLY_READS: bool = true;
 
     fn name(&self) -> &'static str {
         "santos"

@@ -7,6 +7,7 @@
 //! - no buffer ever held more than its capacity (high-water marks);
 //! - a bypass FIFO's arrival order lists exactly its queued packets, and its input is pinned
 //!   exactly when its head has been bypassed the limit of times;
+//! - each input queue's byte count is the sum of its packets;
 //! - each output's `queued` bytes per VC are those of the packets routed to it that are still in
 //!   the switch's input buffers (queued, or granted with their tail still crossing).
 
@@ -51,7 +52,10 @@ impl<M: Mechanism> Sim<M> {
                     if port < sw.ports && ivc.peak > self.p.in_cap {
                         return Err(format!("switch {s} input {port} VC {vc} held {} bytes, capacity {}", ivc.peak, self.p.in_cap));
                     }
-                    for q in &ivc.queues {
+                    for (q, &bytes) in ivc.queues.iter().zip(&ivc.queue_bytes) {
+                        if q.iter().map(|&p| self.slab.get(p).bytes).sum::<u32>() != bytes {
+                            return Err(format!("switch {s} input {port} VC {vc}: a queue's byte count is not the sum of its packets"));
+                        }
                         for &pkt in q {
                             let p = self.slab.get(pkt);
                             count(p.kind);

@@ -89,6 +89,10 @@ impl<M: Mechanism> Sim<M> {
         if self.send_control_head(node) {
             return;
         }
+        // Every queue would be asked and rotated once, back to the same order, for nothing.
+        if (!M::HOOKS.inject_gate || M::GATE_ONLY_READS) && self.nics[node as usize].credits[self.mech.data_vc() as usize] < self.p.data_bytes {
+            return;
+        }
         let mut wait: Option<Time> = None;
         for _ in 0..self.nics[node as usize].ring.len() {
             let qp = *self.nics[node as usize].ring.front().expect("ring is not empty");

@@ -132,9 +132,9 @@ impl<M: Mechanism> Sim<M> {
     /// Takes `pkt`, the head of input `port`'s queue for `out` on `vc`, out of its queues and
     /// (un)pins the input by its bypass count; returns the queue's next head.
     fn take_head(&mut self, s: SwitchId, port: PortId, vc: Vc, out: PortId, pkt: PacketId) -> Option<PacketId> {
-        let (q, queue) = (self.queue_of(vc, out), self.vcs[vc as usize].queue);
+        let (q, queue, bytes) = (self.queue_of(vc, out), self.vcs[vc as usize].queue, self.slab.get(pkt).bytes);
         let sw = &mut self.switches[s as usize];
-        let (next, pinned) = sw.inputs[port as usize][vc as usize].pop(q, pkt, queue);
+        let (next, pinned) = sw.inputs[port as usize][vc as usize].pop(q, pkt, bytes, queue);
         if pinned {
             sw.pinned[vc as usize] |= 1 << port;
         } else {
@@ -376,7 +376,7 @@ impl<M: Mechanism> Sim<M> {
         let mut max = 0;
         let mut contributors = 0;
         for input in &self.switches[s as usize].inputs {
-            let bytes: u32 = input[vc as usize].queues[port as usize].iter().map(|&p| self.slab.get(p).bytes).sum();
+            let bytes = input[vc as usize].queue_bytes[port as usize];
             max = max.max(bytes);
             contributors += u32::from(bytes > 0);
         }

@@ -39,6 +39,8 @@ pub struct VcSpec {
 pub struct InputVc {
     /// One queue per output port when `InputQueue::per_output`, a single FIFO otherwise.
     pub queues: Vec<VecDeque<PacketId>>,
+    /// Bytes waiting in each queue (IB CC's per-VoQ threshold reads them at every transmit).
+    pub queue_bytes: Vec<u32>,
     /// `InputQueue::Bypass` only: every queued packet in arrival order (the FIFO whose head may
     /// be bypassed), and how many younger packets have left ahead of that head.
     pub order: VecDeque<PacketId>,
@@ -53,6 +55,7 @@ impl InputVc {
     /// Queues `pkt` (`bytes` long) on queue `q`; returns whether it is that queue's head.
     pub fn push(&mut self, q: usize, pkt: PacketId, bytes: u32, queue: InputQueue) -> bool {
         self.queues[q].push_back(pkt);
+        self.queue_bytes[q] += bytes;
         if matches!(queue, InputQueue::Bypass { .. }) {
             self.order.push_back(pkt);
         }
@@ -61,12 +64,13 @@ impl InputVc {
         self.queues[q].len() == 1
     }
 
-    /// Takes `pkt`, the head of queue `q`, out of the queues (its bytes stay until its tail has
-    /// left). Returns the queue's next head and, for a bypass FIFO, whether the FIFO head has
+    /// Takes `pkt` (`bytes` long), the head of queue `q`, out of the queues (its bytes stay in
+    /// the buffer until its tail has left). Returns the queue's next head and, for a bypass FIFO, whether the FIFO head has
     /// now been bypassed its limit of times.
-    pub fn pop(&mut self, q: usize, pkt: PacketId, queue: InputQueue) -> (Option<PacketId>, bool) {
+    pub fn pop(&mut self, q: usize, pkt: PacketId, bytes: u32, queue: InputQueue) -> (Option<PacketId>, bool) {
         let popped = self.queues[q].pop_front();
         debug_assert_eq!(popped, Some(pkt));
+        self.queue_bytes[q] -= bytes;
         let mut pinned = false;
         if let InputQueue::Bypass { limit } = queue {
             if self.order.front() == Some(&pkt) {
@@ -139,6 +143,7 @@ impl Switch {
                 vcs.iter()
                     .map(|v| InputVc {
                         queues: vec![VecDeque::new(); if v.queue.per_output() { ports } else { 1 }],
+                        queue_bytes: vec![0; if v.queue.per_output() { ports } else { 1 }],
                         order: VecDeque::new(),
                         bypassed: 0,
                         bytes: 0,
@@ -184,16 +189,16 @@ mod tests {
     #[test]
     fn bypass_fifo_pins_its_head_at_the_limit() {
         let queue = InputQueue::Bypass { limit: 2 };
-        let mut ivc = InputVc { queues: vec![VecDeque::new(); 2], order: VecDeque::new(), bypassed: 0, bytes: 0, peak: 0 };
+        let mut ivc = InputVc { queues: vec![VecDeque::new(); 2], queue_bytes: vec![0; 2], order: VecDeque::new(), bypassed: 0, bytes: 0, peak: 0 };
         // Packet 0 (the FIFO head) waits for output 0; 1, 2 and 3 go to output 1.
         for (pkt, q) in [(0, 0), (1, 1), (2, 1), (3, 1)] {
             ivc.push(q, pkt, 100, queue);
         }
-        assert_eq!(ivc.pop(1, 1, queue), (Some(2), false), "first overtaking");
-        assert_eq!(ivc.pop(1, 2, queue), (Some(3), true), "second overtaking reaches the limit");
-        assert_eq!(ivc.pop(0, 0, queue), (None, false), "the head leaves: count and pin reset");
+        assert_eq!(ivc.pop(1, 1, 100, queue), (Some(2), false), "first overtaking");
+        assert_eq!(ivc.pop(1, 2, 100, queue), (Some(3), true), "second overtaking reaches the limit");
+        assert_eq!(ivc.pop(0, 0, 100, queue), (None, false), "the head leaves: count and pin reset");
         assert_eq!((ivc.bypassed, ivc.order.iter().copied().collect::<Vec<_>>()), (0, vec![3]));
-        assert_eq!(ivc.peak, 400);
+        assert_eq!((ivc.peak, ivc.queue_bytes.clone()), (400, vec![0, 100]));
     }
 
     #[test]
