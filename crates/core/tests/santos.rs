@@ -92,3 +92,24 @@ fn fimd_climbs_from_the_minimum_rate_in_about_4_ms() {
     // skipped, so 3.59 ms. (After a mark, the interval at the lowered rate is served.)
     assert!((3_400_000.0..=3_800_000.0).contains(&reached), "0.9 R_max at {reached} ns");
 }
+
+#[test]
+fn a_packet_that_cuts_through_is_not_in_the_full_buffer() {
+    // One-packet input buffers: every arrival fills its buffer, but the victim flow alone is
+    // forwarded at once at both switches, and a packet cutting through occupies a (flit-level)
+    // buffer "only briefly" (footnote 10): it is not among the full buffer's packets, nothing
+    // is marked and the flow keeps its rate.
+    let s = run_config(&example_with(
+        SCENARIO,
+        &[
+            "cc.mechanism=\"santos\"",
+            "switch.input_buffer_packets=1",
+            "traffic.0.start_ns=1e12",
+            "traffic.1.start_ns=1e12",
+            "simulation.warmup_ns=1000000",
+            "simulation.measure_ns=5000000",
+        ],
+    ));
+    assert_eq!(s.cc["marks"], 0);
+    assert!(s.classes["victim"].accepted > 0.5, "victim {}", s.classes["victim"].accepted);
+}

@@ -38,12 +38,15 @@ impl<M: Mechanism> Sim<M> {
         sw.outputs[out as usize].queued[vc as usize] += bytes;
         let ivc = &mut sw.inputs[port as usize][vc as usize];
         let is_head = ivc.push(q, pkt, bytes, queue);
-        let full = ivc.bytes + self.p.data_bytes > self.p.in_cap;
-        if M::HOOKS.input_full && full {
-            self.input_full(s, port, vc);
-        }
+        let full = M::HOOKS.input_full && ivc.bytes + self.p.data_bytes > self.p.in_cap;
         if is_head {
             self.request(s, port, pkt);
+        }
+        // After the arrival's own allocation: a packet forwarded at once cuts through, occupying
+        // a (flit-level) buffer "only briefly" (Santos et al. footnote 10), and is not among the
+        // packets of the full buffer.
+        if full {
+            self.input_full(s, port, vc);
         }
     }
 
