@@ -245,11 +245,15 @@ pub struct NicConfig {
     pub data_packet_bytes: u32,
     /// SRP paper §4: control packets are one 64-bit flit.
     pub control_packet_bytes: u32,
+    /// Which send queue the NIC serves next: `round_robin` over its per-destination queues (SRP
+    /// paper §4) or `oldest_first`, the message generated first among the queues the mechanism
+    /// lets go (the thesis' HCAs, Paper IV [L1700]: generation order, no HoL blocking inside).
+    pub arbitration: Arbitration,
 }
 
 impl Default for NicConfig {
     fn default() -> Self {
-        NicConfig { data_packet_bytes: 256, control_packet_bytes: 8 }
+        NicConfig { data_packet_bytes: 256, control_packet_bytes: 8, arbitration: Arbitration::RoundRobin }
     }
 }
 

@@ -107,6 +107,7 @@ pub(crate) struct Params {
     pub data_bytes: u32,
     pub control_bytes: u32,
     pub oldest_first: bool,
+    pub nic_oldest_first: bool,
 }
 
 pub struct Sim<M: Mechanism> {
@@ -209,6 +210,7 @@ impl<M: Mechanism> Sim<M> {
                 data_bytes: cfg.nic.data_packet_bytes,
                 control_bytes: cfg.nic.control_packet_bytes,
                 oldest_first: cfg.switch.arbitration == Arbitration::OldestFirst,
+                nic_oldest_first: cfg.nic.arbitration == Arbitration::OldestFirst,
             },
             topo,
         };

@@ -47,7 +47,7 @@ impl<M: Mechanism> Sim<M> {
         q.messages.push_back(msg);
         if !q.active {
             q.active = true;
-            nic.ring.push_back(qp);
+            self.activate(node, qp);
         }
         if M::HOOKS.message {
             let view = self.view(qp);
@@ -70,13 +70,32 @@ impl<M: Mechanism> Sim<M> {
         q.retx.push_back(pkt);
         if !q.active {
             q.active = true;
-            self.nics[node as usize].ring.push_back(qp);
+            self.activate(node, qp);
         }
         self.try_inject(node);
     }
 
+    /// Puts send queue `qp` of `node` in its ring: last in round-robin order, or by the age of its
+    /// oldest packet under `nic.arbitration = "oldest_first"` (ties: the earlier comer first).
+    fn activate(&mut self, node: NodeId, qp: QpId) {
+        let ring = &mut self.nics[node as usize].ring;
+        let mut at = ring.len();
+        if self.p.nic_oldest_first {
+            let age = |qp: QpId| {
+                let q = &self.qps.slots[qp as usize];
+                q.retx.front().map(|p| p.created).into_iter().chain(q.messages.front().map(|m| m.created)).min().unwrap_or(Time::MAX)
+            };
+            let own = age(qp);
+            while at > 0 && age(ring[at - 1]) > own {
+                at -= 1;
+            }
+        }
+        ring.insert(at, qp);
+    }
+
     /// Injects one packet if the link is idle: a queued control packet first, else the next send
-    /// queue in round-robin order that its mechanism lets go and that has credits.
+    /// queue in ring order (round-robin, or oldest first) that its mechanism lets go and that has
+    /// credits.
     pub(super) fn try_inject(&mut self, node: NodeId) {
         let nic = &self.nics[node as usize];
         if nic.link_busy {
@@ -94,8 +113,10 @@ impl<M: Mechanism> Sim<M> {
             return;
         }
         let mut wait: Option<Time> = None;
-        for _ in 0..self.nics[node as usize].ring.len() {
-            let qp = *self.nics[node as usize].ring.front().expect("ring is not empty");
+        let oldest_first = self.p.nic_oldest_first;
+        for k in 0..self.nics[node as usize].ring.len() {
+            // Round-robin rotates the ring as it goes; oldest-first keeps it ordered by age.
+            let qp = self.nics[node as usize].ring[if oldest_first { k } else { 0 }];
             let vc = if M::HOOKS.inject_gate {
                 let view = self.view(qp);
                 let mut ctx = mech_ctx!(self);
@@ -119,9 +140,14 @@ impl<M: Mechanism> Sim<M> {
             let nic = &mut self.nics[node as usize];
             match vc {
                 Some(vc) if nic.credits[vc as usize] >= self.p.data_bytes => {
+                    if oldest_first {
+                        nic.ring.remove(k);
+                        nic.ring.push_front(qp);
+                    }
                     self.inject_data(node, qp, vc);
                     return;
                 }
+                _ if oldest_first => {}
                 _ => nic.ring.rotate_left(1),
             }
         }
@@ -200,13 +226,12 @@ impl<M: Mechanism> Sim<M> {
             }
         }
         let q = &mut self.qps.slots[qp as usize];
-        let nic = &mut self.nics[node as usize];
-        nic.ring.pop_front();
+        self.nics[node as usize].ring.pop_front();
         let emptied = q.messages.is_empty() && q.retx.is_empty();
         if emptied {
             q.active = false;
         } else {
-            nic.ring.push_back(qp);
+            self.activate(node, qp);
         }
         if M::HOOKS.injected {
             let view = self.view(qp);
