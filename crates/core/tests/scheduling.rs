@@ -59,9 +59,7 @@ arrival = "periodic"
 
 /// Accepted throughput of A's flows (to D, to H) with the given `[switch]` overrides.
 fn a_flows(overrides: &[&str]) -> (f64, f64) {
-    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    let cfg = lossless_core::Config::from_toml_str(HEAD_OF_LINE, &o).unwrap_or_else(|e| panic!("{e}"));
-    let s = run_config(&cfg);
+    let s = run_config(&config_with(HEAD_OF_LINE, overrides));
     (s.classes["A_cold"].accepted, s.classes["A_hot"].accepted)
 }
 
@@ -114,10 +112,8 @@ fn oldest_first_serves_in_arrival_order() {
     // Both disciplines are work-conserving, so the same arrivals give the same mean latency;
     // serving the earliest arrival first (Santos et al.'s FIFO scheduling) cuts the tail that
     // round-robin over inputs leaves to a packet whose input was just served.
-    let latency = |arbitration: &str| {
-        let cfg = lossless_core::Config::from_toml_str(INCAST, &[format!("switch.arbitration=\"{arbitration}\"")]).unwrap_or_else(|e| panic!("{e}"));
-        run_config(&cfg).classes["all"].packet_latency_ns.clone()
-    };
+    let latency =
+        |arbitration: &str| run_config(&config_with(INCAST, &[&format!("switch.arbitration=\"{arbitration}\"")])).classes["all"].packet_latency_ns.clone();
     let (rr, oldest) = (latency("round_robin"), latency("oldest_first"));
     assert_eq!(rr.count, oldest.count);
     assert_close("mean latency, oldest first / round-robin", oldest.mean / rr.mean, 1.0, 0.01);
@@ -159,8 +155,7 @@ message = { kind = "fixed", packets = 2 }
 #[test]
 fn oldest_first_nic_serves_streams_in_generation_order() {
     let share = |arbitration: &str| {
-        let cfg = lossless_core::Config::from_toml_str(TWO_STREAMS, &[format!("nic.arbitration=\"{arbitration}\"")]).unwrap_or_else(|e| panic!("{e}"));
-        let s = run_config(&cfg);
+        let s = run_config(&config_with(TWO_STREAMS, &[&format!("nic.arbitration=\"{arbitration}\"")]));
         (s.classes["to_D1"].accepted, s.classes["spread"].accepted)
     };
     // Round-robin over the four per-destination queues: D2..D4 (0.225 each) are served in

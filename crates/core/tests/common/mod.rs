@@ -9,6 +9,12 @@ pub fn config(text: &str) -> Config {
     Config::from_toml_str(text, &[]).unwrap_or_else(|e| panic!("test config is invalid: {e}"))
 }
 
+/// `text` with `key=value` overrides applied.
+pub fn config_with(text: &str, overrides: &[&str]) -> Config {
+    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    Config::from_toml_str(text, &o).unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// Runs `text` and checks the invariants at the end.
 pub fn run(text: &str) -> Summary {
     run_config(&config(text))
@@ -49,6 +55,5 @@ pub fn example(path: &str) -> String {
 
 /// An example with `key=value` overrides applied.
 pub fn example_with(path: &str, overrides: &[&str]) -> Config {
-    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    Config::from_toml_str(&example(path), &o).unwrap_or_else(|e| panic!("{e}"))
+    config_with(&example(path), overrides)
 }
