@@ -216,6 +216,8 @@ impl<M: Mechanism> Sim<M> {
     /// message it completed.
     fn launch(&mut self, node: NodeId, qp: QpId, mut pkt: Packet, finished: Option<u32>) {
         let now = self.now;
+        // Out of the ring first: a queue the refill below activates must not take its place.
+        self.nics[node as usize].ring.pop_front();
         // A greedy source always has its next message ready, queued before this queue is
         // checked for emptiness: a greedy flow is one flow, its queue never empties (mechanisms
         // that keep per-flow state see one long flow, not one per message). The link is busy
@@ -226,7 +228,6 @@ impl<M: Mechanism> Sim<M> {
             }
         }
         let q = &mut self.qps.slots[qp as usize];
-        self.nics[node as usize].ring.pop_front();
         let emptied = q.messages.is_empty() && q.retx.is_empty();
         if emptied {
             q.active = false;
