@@ -1,5 +1,6 @@
-//! NIC state: per-destination send queues (queue pairs, SRP paper §4) served round-robin, a
-//! queue of mechanism control packets that go first, and credits for the first switch's buffer.
+//! NIC state: per-destination send queues (queue pairs, SRP paper §4) served round-robin or
+//! oldest message first (`nic.arbitration`), a queue of mechanism control packets that go first,
+//! and credits for the first switch's buffer.
 
 use crate::ids::{ChannelId, ClassId, NodeId, PacketId, QpId};
 use crate::time::Time;
@@ -37,7 +38,8 @@ pub struct Nic {
     pub sending_control: bool,
     /// Link time taken by control packets interleaved into the current transmission.
     pub stretch: crate::time::Time,
-    /// Active send queues in round-robin order: the front is served next.
+    /// Active send queues in service order (round-robin, or by the age of their oldest packet):
+    /// the front is tried first.
     pub ring: VecDeque<QpId>,
     /// Send queue of each destination, created on first use. Looked up, never iterated, so its
     /// order cannot leak into results.
