@@ -65,8 +65,8 @@ impl InputVc {
     }
 
     /// Takes `pkt` (`bytes` long), the head of queue `q`, out of the queues (its bytes stay in
-    /// the buffer until its tail has left). Returns the queue's next head and, for a bypass FIFO, whether the FIFO head has
-    /// now been bypassed its limit of times.
+    /// the buffer until its tail has left). Returns the queue's next head and, for a bypass
+    /// FIFO, whether the FIFO head has now been bypassed its limit of times.
     pub fn pop(&mut self, q: usize, pkt: PacketId, bytes: u32, queue: InputQueue) -> (Option<PacketId>, bool) {
         let popped = self.queues[q].pop_front();
         debug_assert_eq!(popped, Some(pkt));
@@ -141,13 +141,9 @@ impl Switch {
         let inputs = (0..=ports)
             .map(|_| {
                 vcs.iter()
-                    .map(|v| InputVc {
-                        queues: vec![VecDeque::new(); if v.queue.per_output() { ports } else { 1 }],
-                        queue_bytes: vec![0; if v.queue.per_output() { ports } else { 1 }],
-                        order: VecDeque::new(),
-                        bypassed: 0,
-                        bytes: 0,
-                        peak: 0,
+                    .map(|v| {
+                        let n = if v.queue.per_output() { ports } else { 1 };
+                        InputVc { queues: vec![VecDeque::new(); n], queue_bytes: vec![0; n], order: VecDeque::new(), bypassed: 0, bytes: 0, peak: 0 }
                     })
                     .collect()
             })
