@@ -164,3 +164,64 @@ fn drops_at_the_queue_head_are_counted_and_conserve_packets() {
     let lost = s.counters.dropped as f64 / s.counters.injected as f64;
     assert!((0.1..0.2).contains(&lost), "lost {lost}");
 }
+
+/// Sends packets for host D2 on a low-priority VC (1), the rest on the data VC (0): SRP's
+/// speculative packets beside its reserved ones.
+struct LowToD2;
+
+const D2: NodeId = 2;
+
+impl Mechanism for LowToD2 {
+    const HOOKS: Hooks = Hooks { inject_gate: true, ..Hooks::NONE };
+    fn name(&self) -> &'static str {
+        "low-to-d2"
+    }
+    fn vcs(&self) -> Vec<VcClass> {
+        vec![VcClass::Data, VcClass::Low]
+    }
+    fn data_vc(&self) -> u8 {
+        0
+    }
+    fn inject_gate(&mut self, _: &mut Ctx, v: QueueView) -> Gate {
+        Gate::Now(if v.dst == D2 { 1 } else { 0 })
+    }
+}
+
+/// Host A offers 0.8 of its link to D1 (periodic: no sampling noise) and is greedy to D2.
+const DATA_AND_LOW: &str = r#"
+[simulation]
+warmup_ns = 50_000
+measure_ns = 500_000
+
+[topology]
+kind = "explicit"
+hosts = ["A", "D1", "D2"]
+switches = ["S"]
+links = [{ a = "A", b = "S" }, { a = "D1", b = "S" }, { a = "D2", b = "S" }]
+
+[[traffic]]
+name = "data"
+pattern = "flow"
+src = "A"
+dest = "D1"
+load = 0.8
+arrival = "periodic"
+
+[[traffic]]
+name = "low"
+pattern = "flow"
+src = "A"
+dest = "D2"
+greedy = true
+"#;
+
+#[test]
+fn the_nic_injects_low_priority_packets_only_into_slots_data_leaves() {
+    for arbitration in ["round_robin", "oldest_first"] {
+        let cfg = config_with(DATA_AND_LOW, &[&format!("nic.arbitration=\"{arbitration}\"")]);
+        let (s, _) = run_with(&cfg, LowToD2);
+        // Round-robin between the two send queues would give each half the link.
+        assert_close(&format!("{arbitration}: data"), s.classes["data"].accepted, 0.8, 0.01);
+        assert_close(&format!("{arbitration}: low"), s.classes["low"].accepted, 0.2, 0.01);
+    }
+}

@@ -2,7 +2,7 @@
 //! (control packets first), and delivery at the destination.
 
 use super::Sim;
-use crate::cc::{Ctx, Gate, Mechanism, QueueView};
+use crate::cc::{Ctx, Gate, Mechanism, QueueView, VcClass};
 use crate::engine::Event;
 use crate::ids::{ChannelId, Endpoint, NodeId, PacketId, QpId};
 use crate::nic::Message;
@@ -95,7 +95,10 @@ impl<M: Mechanism> Sim<M> {
 
     /// Injects one packet if the link is idle: a queued control packet first, else the next send
     /// queue in ring order (round-robin, or oldest first) that its mechanism lets go and that has
-    /// credits.
+    /// credits, a queue going on a data VC ahead of one going on a low-priority VC. The NIC is a
+    /// priority arbiter like the switch outputs: SRP's speculative packets only fill injection
+    /// slots no reserved or unreserved packet wants (SRP paper §6.1: "normal data packets are
+    /// preferentially admitted into the network when competing with a speculative packet").
     pub(super) fn try_inject(&mut self, node: NodeId) {
         let nic = &self.nics[node as usize];
         if nic.link_busy {
@@ -113,6 +116,7 @@ impl<M: Mechanism> Sim<M> {
             return;
         }
         let mut wait: Option<Time> = None;
+        let mut low: Option<(usize, QpId, u8)> = None;
         let oldest_first = self.p.nic_oldest_first;
         for k in 0..self.nics[node as usize].ring.len() {
             // Round-robin rotates the ring as it goes; oldest-first keeps it ordered by age.
@@ -139,6 +143,12 @@ impl<M: Mechanism> Sim<M> {
             };
             let nic = &mut self.nics[node as usize];
             match vc {
+                Some(vc) if nic.credits[vc as usize] >= self.p.data_bytes && self.vcs[vc as usize].class == VcClass::Low => {
+                    low.get_or_insert((k, qp, vc));
+                    if !oldest_first {
+                        nic.ring.rotate_left(1);
+                    }
+                }
                 Some(vc) if nic.credits[vc as usize] >= self.p.data_bytes => {
                     if oldest_first {
                         nic.ring.remove(k);
@@ -150,6 +160,18 @@ impl<M: Mechanism> Sim<M> {
                 _ if oldest_first => {}
                 _ => nic.ring.rotate_left(1),
             }
+        }
+        if let Some((k, qp, vc)) = low {
+            // Round-robin came full circle: the queue is back at position `k`.
+            let ring = &mut self.nics[node as usize].ring;
+            if oldest_first {
+                ring.remove(k);
+                ring.push_front(qp);
+            } else {
+                ring.rotate_left(k);
+            }
+            self.inject_data(node, qp, vc);
+            return;
         }
         if let Some(t) = wait {
             let nic = &mut self.nics[node as usize];
