@@ -59,9 +59,13 @@ fn counter_marking_is_fairer_than_marking_full_buffers() {
     let naive = scenario(10, 10, &["cc.mechanism=\"santos\"", "cc.santos.marking=\"full_buffer\""]);
     let counters = scenario(10, 10, &["cc.mechanism=\"santos\""]);
     let remote_share = |s: &Summary| s.classes["remote"].accepted * 10.0 / link(s, "root<");
-    assert!(remote_share(&naive) < 0.12, "naive: remote {}", remote_share(&naive));
+    assert!((0.05..0.15).contains(&remote_share(&naive)), "naive: remote {}", remote_share(&naive));
     assert!(remote_share(&counters) > 3.0 * remote_share(&naive), "counters: remote {}", remote_share(&counters));
     assert!(counters.cc["marks"] > 0 && naive.cc["marks"] > 0);
+    // Victim packets that wait at B only while a remote packet crosses are not in a full buffer
+    // (flit-level buffers, footnote 10): the victim is rarely marked and takes the idle link.
+    assert!(counters.classes["victim"].accepted > 0.3, "victim {}", counters.classes["victim"].accepted);
+    assert!(link(&counters, "AB>") > 0.8, "inter-switch link {}", link(&counters, "AB>"));
 }
 
 #[test]
@@ -97,8 +101,8 @@ fn fimd_climbs_from_the_minimum_rate_in_about_4_ms() {
 fn a_packet_that_cuts_through_is_not_in_the_full_buffer() {
     // One-packet input buffers: every arrival fills its buffer, but the victim flow alone is
     // forwarded at once at both switches, and a packet cutting through occupies a (flit-level)
-    // buffer "only briefly" (footnote 10): it is not among the full buffer's packets, nothing
-    // is marked and the flow keeps its rate.
+    // buffer "only briefly" (footnote 10): by the time its tail is in, it is leaving, the buffer
+    // is not full, nothing is marked and the flow keeps its rate.
     let s = run_config(&example_with(
         SCENARIO,
         &[

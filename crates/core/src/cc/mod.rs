@@ -172,8 +172,9 @@ pub trait Mechanism {
         Verdict::Keep
     }
 
-    /// A packet arrived at input buffer (port, VC) and left it full: no room for another data
-    /// packet. `contents` lists the data packets it holds, as (uid, output port).
+    /// Input buffer (port, VC) became full: an arrival's tail is in, no room is left for
+    /// another data packet, and no packet of it is leaving across the crossbar (buffers fill
+    /// flit by flit). `contents` lists the data packets it holds, as (uid, output port).
     fn on_input_full(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _vc: Vc, _contents: &[(u64, PortId)]) {}
 
     /// A packet starts leaving switch output `port` (read and rewrite header fields).

@@ -1,11 +1,12 @@
 //! End-to-end congestion control for InfiniBand, after Santos, Turner and Janakiraman (INFOCOM
 //! 2003).
 //!
-//! - Switch (§IV-A): marking is triggered when an input buffer becomes full. With `counters`,
-//!   every output that a packet in the full buffer is headed for is congested: cnt1 (packets in
-//!   the switch waiting for that output) is copied to cnt2, and the output marks its next cnt2
-//!   packets. With `full_buffer` (the naive policy) only the packets in the full buffer are
-//!   marked, when they leave.
+//! - Switch (§IV-A): marking is triggered when an input buffer becomes full (flit by flit: at
+//!   an arrival's tail, with no packet of the buffer leaving; `Mechanism::on_input_full`). With
+//!   `counters`, every output that a packet in the full buffer is headed for is congested: cnt1
+//!   (packets in the switch waiting for that output) is copied to cnt2, and the output marks its
+//!   next cnt2 packets. With `full_buffer` (the naive policy) only the packets in the full
+//!   buffer are marked, when they leave.
 //! - Destination: every data packet is acknowledged; the ACK echoes the mark.
 //! - Source (§IV-B, §V): a window of one packet plus a rate limit, adjusted at each ACK by
 //!   f_dec (marked) or f_inc (unmarked). Rates are fractions of R_max, the injection link rate;

@@ -19,6 +19,11 @@ pub enum Event {
     /// pipeline; credits were debited by the sender, so flow control is exact, and observers
     /// of buffer occupancy see the packet one router latency after its head arrived.
     HeadArrive { ch: ChannelId, pkt: PacketId },
+    /// The tail of a packet has been written into input `port`, VC `vc`, of switch `sw`, whose
+    /// head left the buffer without room for another data packet. Only mechanisms with a
+    /// full-buffer trigger (`Hooks::input_full`) schedule it: the buffer is full now only if no
+    /// packet of it is leaving across the crossbar (`sim::switch_ops::tail_in`).
+    TailIn { sw: SwitchId, port: PortId, vc: Vc },
     /// The tail of `pkt` reaches its destination NIC over channel `ch`.
     Deliver { ch: ChannelId, pkt: PacketId },
     /// A NIC should retry injection (a rate limiter expired, or a control packet was queued).
@@ -37,11 +42,12 @@ impl Event {
             Event::Credit { .. } => 0,
             Event::LinkFree { .. } => 1,
             Event::XbarDone { .. } => 2,
-            Event::HeadArrive { .. } => 3,
-            Event::Deliver { .. } => 4,
-            Event::Timer { .. } => 5,
-            Event::NicWake { .. } => 6,
-            Event::Arrival { .. } => 7,
+            Event::TailIn { .. } => 3,
+            Event::HeadArrive { .. } => 4,
+            Event::Deliver { .. } => 5,
+            Event::Timer { .. } => 6,
+            Event::NicWake { .. } => 7,
+            Event::Arrival { .. } => 8,
         }
     }
 
@@ -51,6 +57,7 @@ impl Event {
         match *self {
             Event::Credit { ch, .. } | Event::LinkFree { ch } => ch as u64,
             Event::XbarDone { sw, out, .. } => ((sw as u64) << 6) | out as u64,
+            Event::TailIn { sw, port, .. } => ((sw as u64) << 6) | port as u64,
             Event::HeadArrive { ch, .. } | Event::Deliver { ch, .. } => ch as u64,
             Event::NicWake { node } => node as u64,
             Event::Arrival { source } => source as u64,

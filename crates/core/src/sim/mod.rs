@@ -283,6 +283,7 @@ impl<M: Mechanism> Sim<M> {
             },
             Event::XbarDone { sw, inp, out, vc, bytes, occupied } => self.xbar_done(sw, inp, out, vc, bytes, occupied),
             Event::HeadArrive { ch, pkt } => self.head_arrive(ch, pkt),
+            Event::TailIn { sw, port, vc } => self.tail_in(sw, port, vc),
             Event::Deliver { ch, pkt } => self.deliver(ch, pkt),
             Event::NicWake { node } => {
                 let nic = &mut self.nics[node as usize];

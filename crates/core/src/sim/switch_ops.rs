@@ -38,14 +38,25 @@ impl<M: Mechanism> Sim<M> {
         sw.outputs[out as usize].queued[vc as usize] += bytes;
         let ivc = &mut sw.inputs[port as usize][vc as usize];
         let is_head = ivc.push(q, pkt, bytes, queue);
-        let full = M::HOOKS.input_full && ivc.bytes + self.p.data_bytes > self.p.in_cap;
+        if M::HOOKS.input_full && ivc.bytes + self.p.data_bytes > self.p.in_cap {
+            let tail = self.slab.get(pkt).tail_in.max(now);
+            self.events.push(tail, Event::TailIn { sw: s, port, vc });
+        }
         if is_head {
             self.request(s, port, pkt);
         }
-        // After the arrival's own allocation: a packet forwarded at once cuts through, occupying
-        // a (flit-level) buffer "only briefly" (Santos et al. footnote 10), and is not among the
-        // packets of the full buffer.
-        if full {
+    }
+
+    /// The tail of an arrival is in input (`port`, `vc`) of switch `s`, which had no room for
+    /// another data packet when its head came. Buffers fill flit by flit: the buffer is full
+    /// only if it still holds that much and no packet of it is leaving across the crossbar (a
+    /// leaving packet frees its space as fast as the arrival fills it, speedup >= 1). So a packet
+    /// that cut through, or waited only while another crossed, occupied the buffer "only
+    /// briefly" and is not among the packets of a full buffer (Santos et al. footnote 10).
+    pub(super) fn tail_in(&mut self, s: SwitchId, port: PortId, vc: Vc) {
+        let ivc = &self.switches[s as usize].inputs[port as usize][vc as usize];
+        let leaving = ivc.bytes != ivc.queue_bytes.iter().sum::<u32>();
+        if ivc.bytes + self.p.data_bytes > self.p.in_cap && !leaving {
             self.input_full(s, port, vc);
         }
     }
