@@ -50,6 +50,8 @@ fn each_error_names_its_key() {
         (&["traffic.0.pattern=\"hotspot\""], "traffic[0].dest", "required"),
         (&["traffic.0.pattern=\"hotspot\"", "traffic.0.dest=256"], "traffic[0].dest", "0..255"),
         (&["traffic.0.stop_ns=-5"], "traffic[0].stop_ns", "after start_ns"),
+        (&["traffic.0.rate_limit=0"], "traffic[0].rate_limit", "(0, 1]"),
+        (&["traffic.0.rate_limit=1.5"], "traffic[0].rate_limit", "(0, 1]"),
         (&["traffic.0.message={kind=\"uniform\",min=8,max=4}"], "traffic[0].message", "min <= max"),
         (&["routing.algorithm=\"shortest_path\"", "routing.routes=[{switch=\"s0.0\",dest=\"h3\",next=\"nowhere\"}]"], "routing.routes[0].next", "no link"),
     ];

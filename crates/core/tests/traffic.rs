@@ -247,3 +247,37 @@ message = { kind = "fixed", packets = 1 }
     }
     assert!(received.iter().sum::<f64>() > 0.95);
 }
+
+#[test]
+fn a_rate_limit_holds_each_source_to_its_rate_without_catching_up() {
+    // Greedy sources limited to 0.25 of their link deliver 0.25; Poisson sources offering 0.5
+    // with a limit of 0.3 deliver 0.3, their backlog waiting. Flows to distinct hosts (a
+    // shift), so nothing else limits them.
+    let s = run(r#"[topology]
+kind = "kary_ntree"
+k = 4
+n = 2
+[simulation]
+warmup_ns = 100000
+measure_ns = 2000000
+[[traffic]]
+name = "greedy"
+pattern = "shift"
+shift = 1
+sources = [0, 1, 2, 3, 4, 5, 6, 7]
+greedy = true
+rate_limit = 0.25
+message = { kind = "fixed", packets = 4 }
+[[traffic]]
+name = "poisson"
+pattern = "shift"
+shift = 1
+sources = [8, 9, 10, 11, 12, 13, 14, 15]
+load = 0.5
+arrival = "poisson"
+rate_limit = 0.3
+message = { kind = "fixed", packets = 1 }
+"#);
+    assert_close("greedy at 0.25", s.classes["greedy"].accepted, 0.25, 0.002);
+    assert_close("poisson capped at 0.3", s.classes["poisson"].accepted, 0.3, 0.003);
+}

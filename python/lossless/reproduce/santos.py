@@ -71,12 +71,28 @@ def san2(out: Path, full: bool, jobs) -> Reproduction:
 def san3(out: Path, full: bool, jobs) -> Reproduction:
     # Rates pinned at R_max (R_min = R_max): only the window acts.
     window_only = {**WINDOW[full], "cc.mechanism": "santos", "cc.santos.min_rate": 0.999999}
-    few, many = run_many([(example(SCENARIO), {**window_only, **flows(1, 5)}), (example(SCENARIO), {**window_only, **flows(5, 5)})], jobs)
-    r = Reproduction("san-3", "Santos et al. Fig. 3(b), 3(c)")
+    # Fig. 3(d): every flow's rate set by hand to its ideal share. The text does not say
+    # whether the window of one stays: rate limits alone are checked, both are shown.
+    rates = {**flows(5, 5), "traffic.0.rate_limit": 0.1, "traffic.1.rate_limit": 0.1, "traffic.2.rate_limit": 0.5}
+    few, many, fixed, fixed_window = run_many(
+        [(example(SCENARIO), {**window_only, **flows(1, 5)}), (example(SCENARIO), {**window_only, **flows(5, 5)}),
+         (example(SCENARIO), {**WINDOW[full], **rates, "cc.mechanism": "none"}), (example(SCENARIO), {**window_only, **rates})],
+        jobs,
+    )
+    r = Reproduction("san-3", "Santos et al. Fig. 3(b), 3(c), 3(d)")
     r.check("L=5, R=1: inter-switch link", "fully used", f"{link(few, 'AB>'):.1%}", ">= 85%", link(few, "AB>") >= 0.85)
     r.check("L=5, R=1: victim", "takes the idle bandwidth", f"{aggregate(few, 'victim'):.1%}", ">= 70%", aggregate(few, "victim") >= 0.70)
     r.check("L=5, R=5: victim", "congestion spreading again", f"{aggregate(many, 'victim'):.1%}", "< 20%", aggregate(many, "victim") < 0.20)
-    r.figure = _bars({"L=5, R=1": few, "L=5, R=5": many}, out / "san-3.png", "Window of one packet, no rate control")
+    def shares(run: Result) -> str:
+        return ", ".join(f"{c} {aggregate(run, c):.1%}" for c in ("remote", "local", "victim"))
+
+    lowest = min(aggregate(fixed, c) for c in ("remote", "local", "victim"))
+    r.check(
+        "L=5, R=5, rates fixed at 1/10 (victim 1/2)", "every flow at its ideal",
+        f"{shares(fixed)} (with the window of one: {shares(fixed_window)})", "each class >= 45% (ideal 50%)", lowest >= 0.45,
+    )
+    bars = {"L=5, R=1": few, "L=5, R=5": many, "L=5, R=5, ideal rates": fixed, "ideal rates + window": fixed_window}
+    r.figure = _bars(bars, out / "san-3.png", "Window of one packet; rates fixed by hand")
     return r
 
 

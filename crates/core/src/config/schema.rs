@@ -595,6 +595,12 @@ pub struct TrafficConfig {
     /// [L1810], hot-spot lifetimes of 10 to 1 ms). `dest` is the first.
     #[serde(default)]
     pub move_every_ns: Option<f64>,
+    /// Each source of the class starts its packets at least one packet time / `rate_limit`
+    /// apart (a fraction of its injection link rate): a static rate limit set by hand, as
+    /// InfiniBand's static rate and Santos et al.'s Fig. 3(d) ("the rate limit for each flow
+    /// is set manually"). It caps how fast a source sends, not what it offers.
+    #[serde(default)]
+    pub rate_limit: Option<f64>,
     /// `flow`: the source.
     #[serde(default)]
     pub src: Option<NodeRef>,

@@ -295,6 +295,11 @@ impl TrafficConfig {
             positive(&format!("{key}.on_off.mean_on_ns"), o.mean_on_ns)?;
             positive(&format!("{key}.on_off.mean_off_ns"), o.mean_off_ns)?;
         }
+        if let Some(r) = self.rate_limit {
+            if !(r.is_finite() && r > 0.0 && r <= 1.0) {
+                return Err(ConfigError::new(format!("{key}.rate_limit"), format!("must be in (0, 1] (a fraction of the injection link rate), got {r}")));
+            }
+        }
         let needs_load = !self.greedy && self.pattern != Pattern::Burst;
         match (self.load, needs_load) {
             (Some(l), true) => {

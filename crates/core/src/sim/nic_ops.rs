@@ -121,7 +121,11 @@ impl<M: Mechanism> Sim<M> {
         for k in 0..self.nics[node as usize].ring.len() {
             // Round-robin rotates the ring as it goes; oldest-first keeps it ordered by age.
             let qp = self.nics[node as usize].ring[if oldest_first { k } else { 0 }];
-            let vc = if M::HOOKS.inject_gate {
+            let paced = self.paced_until(qp);
+            let vc = if paced > self.now {
+                wait = Some(wait.map_or(paced, |w| w.min(paced)));
+                None
+            } else if M::HOOKS.inject_gate {
                 let view = self.view(qp);
                 let mut ctx = mech_ctx!(self);
                 let gate = self.mech.inject_gate(&mut ctx, view);
@@ -182,6 +186,16 @@ impl<M: Mechanism> Sim<M> {
         }
     }
 
+    /// Earliest start of the next packet of send queue `qp` under its head message's source's
+    /// `rate_limit` (0 if none). Retransmissions are the mechanism's and are not paced.
+    fn paced_until(&self, qp: QpId) -> Time {
+        let q = &self.qps.slots[qp as usize];
+        match q.messages.front() {
+            Some(m) if q.retx.is_empty() => self.traffic.sources[m.source as usize].paced_until,
+            _ => 0,
+        }
+    }
+
     /// Sends the oldest queued control packet if its VC has credits (interleaved if a data
     /// packet is on the link).
     fn send_control_head(&mut self, node: NodeId) -> bool {
@@ -208,6 +222,10 @@ impl<M: Mechanism> Sim<M> {
         }
         let msg = q.messages.front_mut().expect("active queues hold a message");
         msg.sent += 1;
+        if let Some(pace) = self.traffic.classes[msg.class as usize].pace {
+            let ser = self.topo.channels[self.nics[node as usize].out as usize].rate.serialization(self.p.data_bytes);
+            self.traffic.sources[msg.source as usize].paced_until = now + (ser as f64 * pace).round() as Time;
+        }
         let pkt = Packet {
             src: node,
             dst: q.dst,

@@ -24,6 +24,9 @@ pub struct Class {
     pub size: MessageSize,
     /// Offered load (fraction of the injection link); 1 for greedy classes.
     pub load: f64,
+    /// `rate_limit` as its inverse: a source's packets start at least this many packet times
+    /// apart.
+    pub pace: Option<f64>,
     pub start: Time,
     pub stop: Time,
     pub sources: Vec<NodeId>,
@@ -44,6 +47,8 @@ pub struct Source {
     pub mean_gap: f64,
     /// End of the current ON period of an ON-OFF source (`Time::MAX` for the others).
     pub on_until: Time,
+    /// Rate-limited classes: the earliest start of the source's next packet.
+    pub paced_until: Time,
     pub rng: Stream,
 }
 

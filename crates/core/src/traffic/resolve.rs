@@ -51,7 +51,14 @@ pub fn resolve(cfg: &Config, topo: &Topology, end: Time) -> ConfigResult<Traffic
             let rate: Rate = topo.channels[topo.host_out[node as usize] as usize].rate;
             let mean_gap = c.size.mean_packets() * rate.serialization(data_bytes) as f64 / c.load;
             let id = sources.len() as u64;
-            sources.push(Source { class: ci as ClassId, node, mean_gap, on_until: Time::MAX, rng: stream(cfg.simulation.seed, Family::Source, id) });
+            sources.push(Source {
+                class: ci as ClassId,
+                node,
+                mean_gap,
+                on_until: Time::MAX,
+                paced_until: 0,
+                rng: stream(cfg.simulation.seed, Family::Source, id),
+            });
         }
     }
     Ok(Traffic { classes, sources, cycle: ps_from_ns(cfg.simulation.cycle_ns).max(1) })
@@ -178,6 +185,7 @@ fn class(
         arrival: t.arrival,
         size: t.message.clone(),
         load,
+        pace: t.rate_limit.map(|r| 1.0 / r),
         start: ps_from_ns(t.start_ns),
         stop,
         sources,
