@@ -108,6 +108,8 @@ pub(crate) struct Params {
     pub control_bytes: u32,
     pub oldest_first: bool,
     pub nic_oldest_first: bool,
+    /// Some traffic class has a `rate_limit`: only then does injection look up pacing.
+    pub paced: bool,
 }
 
 pub struct Sim<M: Mechanism> {
@@ -211,6 +213,7 @@ impl<M: Mechanism> Sim<M> {
                 control_bytes: cfg.nic.control_packet_bytes,
                 oldest_first: cfg.switch.arbitration == Arbitration::OldestFirst,
                 nic_oldest_first: cfg.nic.arbitration == Arbitration::OldestFirst,
+                paced: cfg.traffic.iter().any(|t| t.rate_limit.is_some()),
             },
             topo,
         };

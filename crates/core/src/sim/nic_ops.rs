@@ -121,7 +121,7 @@ impl<M: Mechanism> Sim<M> {
         for k in 0..self.nics[node as usize].ring.len() {
             // Round-robin rotates the ring as it goes; oldest-first keeps it ordered by age.
             let qp = self.nics[node as usize].ring[if oldest_first { k } else { 0 }];
-            let paced = self.paced_until(qp);
+            let paced = if self.p.paced { self.paced_until(qp) } else { 0 };
             let vc = if paced > self.now {
                 wait = Some(wait.map_or(paced, |w| w.min(paced)));
                 None
