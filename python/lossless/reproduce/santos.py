@@ -83,6 +83,7 @@ def san3(out: Path, full: bool, jobs) -> Reproduction:
     r.check("L=5, R=1: inter-switch link", "fully used", f"{link(few, 'AB>'):.1%}", ">= 85%", link(few, "AB>") >= 0.85)
     r.check("L=5, R=1: victim", "takes the idle bandwidth", f"{aggregate(few, 'victim'):.1%}", ">= 70%", aggregate(few, "victim") >= 0.70)
     r.check("L=5, R=5: victim", "congestion spreading again", f"{aggregate(many, 'victim'):.1%}", "< 20%", aggregate(many, "victim") < 0.20)
+
     def shares(run: Result) -> str:
         return ", ".join(f"{c} {aggregate(run, c):.1%}" for c in ("remote", "local", "victim"))
 

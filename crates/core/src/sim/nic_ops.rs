@@ -120,11 +120,11 @@ impl<M: Mechanism> Sim<M> {
         let oldest_first = self.p.nic_oldest_first;
         for k in 0..self.nics[node as usize].ring.len() {
             // Round-robin rotates the ring as it goes; oldest-first keeps it ordered by age.
-            let qp = self.nics[node as usize].ring[if oldest_first { k } else { 0 }];
+            let at = if oldest_first { k } else { 0 };
+            let qp = self.nics[node as usize].ring[at];
             let paced = if self.p.paced { self.paced_until(qp) } else { 0 };
-            let vc = if paced > self.now {
-                wait = Some(wait.map_or(paced, |w| w.min(paced)));
-                None
+            let gate = if paced > self.now {
+                Gate::At(paced)
             } else if M::HOOKS.inject_gate {
                 let view = self.view(qp);
                 let mut ctx = mech_ctx!(self);
@@ -134,48 +134,27 @@ impl<M: Mechanism> Sim<M> {
                 if self.send_control_head(node) {
                     return;
                 }
-                match gate {
-                    Gate::Now(vc) => Some(vc),
-                    Gate::At(t) => {
-                        wait = Some(wait.map_or(t, |w| w.min(t)));
-                        None
-                    }
-                    Gate::Hold => None,
-                }
+                gate
             } else {
-                Some(self.mech.data_vc())
+                Gate::Now(self.mech.data_vc())
             };
-            let nic = &mut self.nics[node as usize];
-            match vc {
-                Some(vc) if nic.credits[vc as usize] >= self.p.data_bytes && self.vcs[vc as usize].class == VcClass::Low => {
+            match gate {
+                Gate::Now(vc) if self.nics[node as usize].credits[vc as usize] >= self.p.data_bytes => {
+                    if self.vcs[vc as usize].class != VcClass::Low {
+                        return self.serve(node, at, qp, vc);
+                    }
                     low.get_or_insert((k, qp, vc));
-                    if !oldest_first {
-                        nic.ring.rotate_left(1);
-                    }
                 }
-                Some(vc) if nic.credits[vc as usize] >= self.p.data_bytes => {
-                    if oldest_first {
-                        nic.ring.remove(k);
-                        nic.ring.push_front(qp);
-                    }
-                    self.inject_data(node, qp, vc);
-                    return;
-                }
-                _ if oldest_first => {}
-                _ => nic.ring.rotate_left(1),
+                Gate::At(t) => wait = Some(wait.map_or(t, |w| w.min(t))),
+                _ => {}
+            }
+            if !oldest_first {
+                self.nics[node as usize].ring.rotate_left(1);
             }
         }
+        // Round-robin came full circle: the queue is back at position `k`.
         if let Some((k, qp, vc)) = low {
-            // Round-robin came full circle: the queue is back at position `k`.
-            let ring = &mut self.nics[node as usize].ring;
-            if oldest_first {
-                ring.remove(k);
-                ring.push_front(qp);
-            } else {
-                ring.rotate_left(k);
-            }
-            self.inject_data(node, qp, vc);
-            return;
+            return self.serve(node, k, qp, vc);
         }
         if let Some(t) = wait {
             let nic = &mut self.nics[node as usize];
@@ -184,6 +163,19 @@ impl<M: Mechanism> Sim<M> {
                 self.events.push(t, Event::NicWake { node });
             }
         }
+    }
+
+    /// Injects the next packet of send queue `qp`, at position `at` in the ring, on `vc`: the
+    /// queue moves to the front, where `launch` takes it out of the ring.
+    fn serve(&mut self, node: NodeId, at: usize, qp: QpId, vc: u8) {
+        let ring = &mut self.nics[node as usize].ring;
+        if self.p.nic_oldest_first {
+            ring.remove(at);
+            ring.push_front(qp);
+        } else {
+            ring.rotate_left(at);
+        }
+        self.inject_data(node, qp, vc);
     }
 
     /// Earliest start of the next packet of send queue `qp` under its head message's source's
