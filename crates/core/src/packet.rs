@@ -11,7 +11,7 @@ pub enum PacketKind {
     Control(u8),
 }
 
-/// Header fields that mechanisms read and rewrite (FECN/ECN marks, TTW stamps, rate fields).
+/// Header fields that mechanisms read and rewrite (FECN/ECN marks, sequence numbers, rate fields).
 /// Their meaning belongs to the mechanism that sets them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CcHeader {
@@ -42,6 +42,10 @@ pub struct Packet {
     pub tail_in: Time,
     /// Output port chosen at the current switch.
     pub out_port: PortId,
+    /// Time spent queuing in switch input buffers so far: at each switch, from its arrival
+    /// (past the pipeline) to its crossbar grant (SRP's "accumulated queuing time", §3). Kept
+    /// for mechanisms with `Hooks::queue_head`, the hook that judges it.
+    pub queued: Time,
     pub hdr: CcHeader,
     /// Identity of a data packet, kept by its retransmissions (0 for control packets): the
     /// receiver counts a packet delivered twice once.

@@ -7,6 +7,7 @@ use common::*;
 use lossless_core::cc::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, Verdict};
 use lossless_core::ids::{NodeId, PortId, SwitchId};
 use lossless_core::packet::{CcHeader, Packet};
+use lossless_core::time::Time;
 use lossless_core::{Config, Sim, Summary};
 
 /// Control VC 0, data VC 1: the layout of the ECN network (SRP paper §4).
@@ -139,7 +140,7 @@ impl Mechanism for Dropper {
         assert_eq!(token, 7);
         self.timer_fired += 1;
     }
-    fn at_queue_head(&mut self, _: &mut Ctx, sw: SwitchId, _: PortId, _: &mut Packet) -> Verdict {
+    fn at_queue_head(&mut self, _: &mut Ctx, sw: SwitchId, _: PortId, _: &Packet) -> Verdict {
         if sw >= 16 {
             return Verdict::Keep;
         }
@@ -163,6 +164,52 @@ fn drops_at_the_queue_head_are_counted_and_conserve_packets() {
     // Every packet passes a leaf twice, or once within a leaf: about 10% to 20% lost.
     let lost = s.counters.dropped as f64 / s.counters.injected as f64;
     assert!((0.1..0.2).contains(&lost), "lost {lost}");
+}
+
+/// Drops a data packet once it has queued in input buffers longer than `budget` in all (SRP's
+/// TTW, §3); with `recheck`, also while it waits at a head, as `Verdict::Recheck` allows.
+struct QueuingBudget {
+    budget: Time,
+    router_latency: Time,
+    recheck: bool,
+    most_queued_delivered: Time,
+}
+
+impl Mechanism for QueuingBudget {
+    const HOOKS: Hooks = Hooks { queue_head: true, deliver: true, ..Hooks::NONE };
+    fn name(&self) -> &'static str {
+        "queuing-budget"
+    }
+    fn vcs(&self) -> Vec<VcClass> {
+        vec![VcClass::Data]
+    }
+    fn at_queue_head(&mut self, ctx: &mut Ctx, _: SwitchId, _: PortId, pkt: &Packet) -> Verdict {
+        let queued = pkt.queued + ctx.now() - (pkt.head_in + self.router_latency);
+        match (queued > self.budget, self.recheck) {
+            (true, _) => Verdict::Drop,
+            (false, true) => Verdict::Recheck(ctx.now() + self.budget - queued + 1),
+            (false, false) => Verdict::Keep,
+        }
+    }
+    fn on_deliver(&mut self, _: &mut Ctx, _: NodeId, pkt: &Packet) {
+        self.most_queued_delivered = self.most_queued_delivered.max(pkt.queued);
+    }
+}
+
+#[test]
+fn a_recheck_bounds_the_time_a_packet_waits_at_the_head() {
+    let cfg = uniform(0.95);
+    let budget = 300_000;
+    let run = |recheck| {
+        let mech = QueuingBudget { budget, router_latency: (cfg.switch.router_latency_ns * 1000.0) as Time, recheck, most_queued_delivered: 0 };
+        let (s, sim) = run_with(&cfg, mech);
+        (s.counters.dropped, sim.mechanism().most_queued_delivered)
+    };
+    let (dropped_at_arrival, most_without) = run(false);
+    let (dropped, most) = run(true);
+    assert!(most_without > budget, "heads wait past the budget unless rechecked: {most_without} ps");
+    assert!(most <= budget, "a delivered packet queued {most} ps");
+    assert!(dropped > dropped_at_arrival && dropped_at_arrival > 0, "{dropped} vs {dropped_at_arrival}");
 }
 
 /// Sends packets for host D2 on a low-priority VC (1), the rest on the data VC (0): SRP's

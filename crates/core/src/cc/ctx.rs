@@ -58,6 +58,7 @@ impl Ctx<'_> {
             injected: self.now,
             head_in: 0,
             tail_in: 0,
+            queued: 0,
             out_port: 0,
             hdr,
             uid: 0,

@@ -103,6 +103,9 @@ pub(crate) const CONTROL_AND_DATA_VCS: [VcClass; 2] = [VcClass::Control, VcClass
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
     Keep,
+    /// Keep it, and ask again at this time if it is still waiting at the head (a deadline such
+    /// as SRP's TTW runs on while the packet waits for its output).
+    Recheck(Time),
     /// Drop it; the mechanism answers the source itself (e.g. SRP's NACK).
     Drop,
 }
@@ -166,9 +169,10 @@ pub trait Mechanism {
     /// A packet's head arrived at switch input `port` (timestamp it, count it).
     fn on_switch_arrival(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _pkt: &mut Packet) {}
 
-    /// A packet reached the head of its input queue and is about to compete for the crossbar
-    /// (its header may be rewritten, e.g. SRP's accumulated queuing time).
-    fn at_queue_head(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _pkt: &mut Packet) -> Verdict {
+    /// A packet reached the head of its input queue and is about to compete for the crossbar,
+    /// or is still waiting there at the time an earlier `Verdict::Recheck` named. The same
+    /// packet may be asked several times, so the answer depends on the time, not on a count.
+    fn at_queue_head(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _pkt: &Packet) -> Verdict {
         Verdict::Keep
     }
 

@@ -11,11 +11,13 @@
 //! - Destination: one reservation schedule register; a reservation for n packets is granted the
 //!   start t_s = max(now, register) and moves the register to t_s + n(1 + epsilon) tau_p,
 //!   tau_p being a packet's time on the ejection channel. Speculative packets are ACKed.
-//! - Switches: a speculative packet accumulates its queuing time, at each router the time from
-//!   its arrival (past the pipeline) to reaching the head of its input buffer (§3: "timestamping
-//!   packets upon arrival at a router's input port and then performing checks on this timestamp
-//!   when the packet is at the head of the input buffer"); with more than TTW accumulated there,
-//!   it is dropped and the switch answers the source with a NACK (§6.6).
+//! - Switches: the TTW bounds a speculative packet's "total accumulated queuing time" (§3), the
+//!   time it waited in input buffers (`Packet::queued`); routers time-stamp "packets upon
+//!   arrival at a router's input port and then [perform] checks on this timestamp when the
+//!   packet is at the head of the input buffer". The check holds for as long as the packet
+//!   waits at the head, as in the authors' BookSim, where a head waiting for its output is
+//!   checked at every allocation attempt: once the TTW is used up there, the packet is dropped
+//!   and the switch answers the source with a NACK (§6.6).
 //!
 //! VCs (§4): reservations (0) and grants/ACKs/NACKs (1) on two control VCs above the data VC
 //! (2, VOQ), and the speculative VC (3, FIFO) below it.
@@ -42,8 +44,7 @@ const GRANT: u8 = 2;
 const ACK: u8 = 3;
 const NACK: u8 = 4;
 
-// Data packet flags. A speculative packet carries its sequence number in `hdr.b` and its
-// accumulated queuing time in `hdr.stamp`.
+// Data packet flags. A speculative packet carries its sequence number in `hdr.b`.
 const SPECULATIVE: u16 = 1;
 const RETRANSMITTED: u16 = 2;
 
@@ -167,11 +168,14 @@ impl Srp {
         }
     }
 
-    /// Time a packet at the head of its input buffer waited there since it arrived (past the
-    /// pipeline latency).
+    /// Time a packet at the head of its input buffer waited in it (past the pipeline latency).
     fn queued_here(&self, now: Time, pkt: &Packet) -> Time {
         now.saturating_sub(pkt.head_in + self.router_latency)
     }
+}
+
+fn is_speculative(pkt: &Packet) -> bool {
+    pkt.kind == PacketKind::Data && pkt.hdr.flags & SPECULATIVE != 0
 }
 
 impl Mechanism for Srp {
@@ -189,13 +193,14 @@ impl Mechanism for Srp {
         DATA_VC
     }
 
-    fn at_queue_head(&mut self, ctx: &mut Ctx, sw: SwitchId, _: PortId, pkt: &mut Packet) -> Verdict {
-        if pkt.kind != PacketKind::Data || pkt.hdr.flags & SPECULATIVE == 0 {
+    fn at_queue_head(&mut self, ctx: &mut Ctx, sw: SwitchId, _: PortId, pkt: &Packet) -> Verdict {
+        if !is_speculative(pkt) {
             return Verdict::Keep;
         }
-        pkt.hdr.stamp += self.queued_here(ctx.now(), pkt);
-        if pkt.hdr.stamp <= self.ttw {
-            return Verdict::Keep;
+        let queued = pkt.queued + self.queued_here(ctx.now(), pkt);
+        if queued <= self.ttw {
+            // The first instant at which the packet would have queued longer than the TTW.
+            return Verdict::Recheck(ctx.now() + (self.ttw - queued) + 1);
         }
         self.c.speculative_dropped += 1;
         let hdr = CcHeader { a: pkt.hdr.b, b: pkt.qp, ..Default::default() };
@@ -298,7 +303,7 @@ impl Mechanism for Srp {
     }
 
     fn on_deliver(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
-        if pkt.hdr.flags & SPECULATIVE != 0 {
+        if is_speculative(pkt) {
             self.c.speculative_delivered += 1;
             let hdr = CcHeader { a: pkt.hdr.b, b: pkt.qp, ..Default::default() };
             ctx.send_control(node, pkt.src, REPLY_VC, ACK, hdr);

@@ -24,6 +24,10 @@ pub enum Event {
     /// full-buffer trigger (`Hooks::input_full`) schedule it: the buffer is full now only if no
     /// packet of it is leaving across the crossbar (`sim::switch_ops::tail_in`).
     TailIn { sw: SwitchId, port: PortId, vc: Vc },
+    /// A mechanism asked (`Verdict::Recheck`) to judge `pkt` again if it is still waiting at
+    /// the head of its queue in input `port` of switch `sw`. The slot may have been reused by
+    /// then; `sim::switch_ops::head_check` asks about whatever packet is at that head.
+    HeadCheck { sw: SwitchId, port: PortId, pkt: PacketId },
     /// The tail of `pkt` reaches its destination NIC over channel `ch`.
     Deliver { ch: ChannelId, pkt: PacketId },
     /// A NIC should retry injection (a rate limiter expired, or a control packet was queued).
@@ -43,11 +47,12 @@ impl Event {
             Event::LinkFree { .. } => 1,
             Event::XbarDone { .. } => 2,
             Event::TailIn { .. } => 3,
-            Event::HeadArrive { .. } => 4,
-            Event::Deliver { .. } => 5,
-            Event::Timer { .. } => 6,
-            Event::NicWake { .. } => 7,
-            Event::Arrival { .. } => 8,
+            Event::HeadCheck { .. } => 4,
+            Event::HeadArrive { .. } => 5,
+            Event::Deliver { .. } => 6,
+            Event::Timer { .. } => 7,
+            Event::NicWake { .. } => 8,
+            Event::Arrival { .. } => 9,
         }
     }
 
@@ -57,7 +62,7 @@ impl Event {
         match *self {
             Event::Credit { ch, .. } | Event::LinkFree { ch } => ch as u64,
             Event::XbarDone { sw, out, .. } => ((sw as u64) << 6) | out as u64,
-            Event::TailIn { sw, port, .. } => ((sw as u64) << 6) | port as u64,
+            Event::TailIn { sw, port, .. } | Event::HeadCheck { sw, port, .. } => ((sw as u64) << 6) | port as u64,
             Event::HeadArrive { ch, .. } | Event::Deliver { ch, .. } => ch as u64,
             Event::NicWake { node } => node as u64,
             Event::Arrival { source } => source as u64,

@@ -287,6 +287,7 @@ impl<M: Mechanism> Sim<M> {
             Event::XbarDone { sw, inp, out, vc, bytes, occupied } => self.xbar_done(sw, inp, out, vc, bytes, occupied),
             Event::HeadArrive { ch, pkt } => self.head_arrive(ch, pkt),
             Event::TailIn { sw, port, vc } => self.tail_in(sw, port, vc),
+            Event::HeadCheck { sw, port, pkt } => self.head_check(sw, port, pkt),
             Event::Deliver { ch, pkt } => self.deliver(ch, pkt),
             Event::NicWake { node } => {
                 let nic = &mut self.nics[node as usize];

@@ -231,6 +231,7 @@ impl<M: Mechanism> Sim<M> {
             injected: now,
             head_in: 0,
             tail_in: 0,
+            queued: 0,
             out_port: 0,
             hdr: CcHeader::default(),
             uid: self.next_uid,

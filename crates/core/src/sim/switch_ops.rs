@@ -106,15 +106,9 @@ impl<M: Mechanism> Sim<M> {
     /// `pkt` reached the head of its input queue, its pipeline latency spent: it requests its
     /// output (or its mechanism drops it there).
     fn request(&mut self, s: SwitchId, port: PortId, pkt: PacketId) {
-        if M::HOOKS.queue_head {
-            let mut copy = *self.slab.get(pkt);
-            let mut ctx = mech_ctx!(self);
-            let verdict = self.mech.at_queue_head(&mut ctx, s, port, &mut copy);
-            *self.slab.get_mut(pkt) = copy;
-            if verdict == Verdict::Drop {
-                self.drop_head(s, port, pkt);
-                return;
-            }
+        if M::HOOKS.queue_head && !self.judge_head(s, port, pkt) {
+            self.drop_head(s, port, pkt);
+            return;
         }
         let p = self.slab.get(pkt);
         let (vc, out) = (p.vc, p.out_port);
@@ -122,6 +116,36 @@ impl<M: Mechanism> Sim<M> {
         sw.outputs[out as usize].req[vc as usize] |= 1 << port;
         sw.in_req[port as usize] |= 1 << out;
         self.try_allocate(s, out);
+    }
+
+    /// Asks the mechanism about head packet `pkt` (and schedules the recheck it asks for);
+    /// false if it is to be dropped.
+    fn judge_head(&mut self, s: SwitchId, port: PortId, pkt: PacketId) -> bool {
+        let copy = *self.slab.get(pkt);
+        let mut ctx = mech_ctx!(self);
+        match self.mech.at_queue_head(&mut ctx, s, port, &copy) {
+            Verdict::Keep => true,
+            Verdict::Recheck(at) => {
+                self.events.push(at.max(self.now), Event::HeadCheck { sw: s, port, pkt });
+                true
+            }
+            Verdict::Drop => false,
+        }
+    }
+
+    /// A recheck the mechanism asked for is due (`Event::HeadCheck`). If `pkt` still waits at
+    /// the head of its queue it is judged again; dropped, it withdraws its request.
+    pub(super) fn head_check(&mut self, s: SwitchId, port: PortId, pkt: PacketId) {
+        let p = self.slab.get(pkt);
+        let (vc, out) = (p.vc, p.out_port);
+        let q = self.queue_of(vc, out);
+        // A reused slot may describe a packet of a switch with more ports.
+        let waiting = self.switches[s as usize].inputs[port as usize][vc as usize].queues.get(q).and_then(|q| q.front()) == Some(&pkt);
+        if !waiting || self.judge_head(s, port, pkt) {
+            return;
+        }
+        self.switches[s as usize].withdraw(port, out, vc);
+        self.drop_head(s, port, pkt);
     }
 
     /// Removes the head packet `pkt` from its input queue, frees its buffer space once its tail
@@ -229,11 +253,8 @@ impl<M: Mechanism> Sim<M> {
         if occupies {
             sw.in_busy |= 1 << i;
         }
+        sw.withdraw(i, out, vc);
         let o = &mut sw.outputs[out as usize];
-        o.req[vc as usize] &= !(1 << i);
-        if o.req.iter().all(|r| r & (1 << i) == 0) {
-            sw.in_req[i as usize] &= !(1 << out);
-        }
         o.rr[vc as usize] = ((i as usize + 1) % inputs) as u8;
         o.vc_rr = next_vc as u8;
         o.xbar_busy |= occupies;
@@ -246,6 +267,9 @@ impl<M: Mechanism> Sim<M> {
         // not before it arrived at the input.
         let done = (now + xbar.serialization(p.bytes)).max(p.tail_in);
         p.tail_in = done;
+        if M::HOOKS.queue_head {
+            p.queued += now.saturating_sub(p.head_in + self.p.router_latency);
+        }
         let bytes = p.bytes;
         self.events.push(done, Event::XbarDone { sw: s, inp: i, out, vc, bytes, occupied: occupies });
         if let Some(n) = next {

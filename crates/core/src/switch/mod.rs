@@ -163,6 +163,15 @@ impl Switch {
             .collect();
         Switch { inputs, outputs, in_busy: 0, in_req: vec![0; ports + 1], pinned: vec![0; vcs.len()], ports, rng }
     }
+
+    /// Input `i` no longer requests output `out` on `vc` (its head was granted or dropped).
+    pub fn withdraw(&mut self, i: PortId, out: PortId, vc: Vc) {
+        let o = &mut self.outputs[out as usize];
+        o.req[vc as usize] &= !(1 << i);
+        if o.req.iter().all(|r| r & (1 << i) == 0) {
+            self.in_req[i as usize] &= !(1 << out);
+        }
+    }
 }
 
 /// Index of the first set bit of `mask` at or after `from`, wrapping around (round-robin).
