@@ -52,6 +52,14 @@ pub struct Packet {
     pub uid: u64,
 }
 
+impl Packet {
+    /// `queued` as of `now` for a packet waiting in an input buffer: its time there past the
+    /// pipeline (`router_latency`) added.
+    pub fn queued_until(&self, now: Time, router_latency: Time) -> Time {
+        self.queued + now.saturating_sub(self.head_in + router_latency)
+    }
+}
+
 #[derive(Default)]
 pub struct Slab {
     packets: Vec<Packet>,

@@ -184,7 +184,7 @@ impl Mechanism for QueuingBudget {
         vec![VcClass::Data]
     }
     fn at_queue_head(&mut self, ctx: &mut Ctx, _: SwitchId, _: PortId, pkt: &Packet) -> Verdict {
-        let queued = pkt.queued + ctx.now() - (pkt.head_in + self.router_latency);
+        let queued = pkt.queued_until(ctx.now(), self.router_latency);
         match (queued > self.budget, self.recheck) {
             (true, _) => Verdict::Drop,
             (false, true) => Verdict::Recheck(ctx.now() + self.budget - queued + 1),

@@ -167,11 +167,6 @@ impl Srp {
             ctx.retransmit(node, qp, copy);
         }
     }
-
-    /// Time a packet at the head of its input buffer waited in it (past the pipeline latency).
-    fn queued_here(&self, now: Time, pkt: &Packet) -> Time {
-        now.saturating_sub(pkt.head_in + self.router_latency)
-    }
 }
 
 fn is_speculative(pkt: &Packet) -> bool {
@@ -197,7 +192,7 @@ impl Mechanism for Srp {
         if !is_speculative(pkt) {
             return Verdict::Keep;
         }
-        let queued = pkt.queued + self.queued_here(ctx.now(), pkt);
+        let queued = pkt.queued_until(ctx.now(), self.router_latency);
         if queued <= self.ttw {
             // The first instant at which the packet would have queued longer than the TTW.
             return Verdict::Recheck(ctx.now() + (self.ttw - queued) + 1);

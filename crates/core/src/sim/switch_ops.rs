@@ -268,7 +268,7 @@ impl<M: Mechanism> Sim<M> {
         let done = (now + xbar.serialization(p.bytes)).max(p.tail_in);
         p.tail_in = done;
         if M::HOOKS.queue_head {
-            p.queued += now.saturating_sub(p.head_in + self.p.router_latency);
+            p.queued = p.queued_until(now, self.p.router_latency);
         }
         let bytes = p.bytes;
         self.events.push(done, Event::XbarDone { sw: s, inp: i, out, vc, bytes, occupied: occupies });
