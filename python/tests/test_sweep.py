@@ -136,7 +136,9 @@ def test_an_interrupted_sweep_resumes_without_loss_or_repeat(tmp_path, default_e
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "lossless", "sweep", spec, "--out", out, "--jobs", "2", "-q"]
     log = tmp_path / "stderr"
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log.open("w"))
+    # A shell starts background jobs with SIGINT ignored, and Python keeps an ignored SIGINT:
+    # give the sweep the default, as a terminal's Ctrl-C finds it, wherever the suite runs.
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log.open("w"), preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     points = out / "points"
     deadline = time.monotonic() + 120
     while len(list(points.glob("*.json"))) < 4:
