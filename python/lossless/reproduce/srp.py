@@ -481,13 +481,14 @@ def srp15(out: Path, full: bool, jobs) -> Reproduction:
     if full:
         # §6.2: UR 4-packet saturation equal to the baseline; +3% with a TTW matched to the
         # larger network's queuing (we double it).
-        def sat(m, ttw=None):
+        def sat(point):
+            m, ttw = point
             over = {**big, "simulation.warmup_ns": 50_000, "simulation.measure_ns": 200_000, "cc.mechanism": m}
             if ttw:
                 over["cc.srp.ttw_ns"] = ttw
             return saturation(example("fattree256_uniform.toml"), set=over, gap=0.03, resolution=0.02, low=0.1).throughput
 
-        base, srp, srp_ttw = sat("none"), sat("srp"), sat("srp", 2600)
+        base, srp, srp_ttw = map_parallel(sat, [("none", None), ("srp", None), ("srp", 2600)], jobs)
         r.check("SRP vs baseline saturation, UR 4 packets", "equal", _pct(srp / base - 1), "within ±3%", abs(srp / base - 1) <= 0.03)
         r.check("with a larger TTW", "+3%", _pct(srp_ttw / base - 1), "0% to +6%", 0 <= srp_ttw / base - 1 <= 0.06)
         labels += ["sat. baseline", "sat. SRP", "sat. SRP, TTW 2.6 us"]
