@@ -7,7 +7,7 @@ and no allocation losses. Mean waiting does not depend on the order a queue serv
 packets take the same time, so FIFO outputs stand in for our round-robin arbiters.
 """
 
-from collections import deque
+from collections import Counter, deque
 
 import numpy as np
 import pytest
@@ -31,7 +31,7 @@ def _injections(load: float, packets: int, rng):
         arrivals = np.sort(rng.uniform(0, span, n))
         dests = rng.integers(0, HOSTS - 1, n)
         dests[dests >= h] += 1
-        left: dict[int, int] = {}
+        left: Counter[int] = Counter()  # packets still to send per destination
         ring: deque[int] = deque()
         i, now = 0, 0.0
         while i < n or ring:
@@ -39,9 +39,9 @@ def _injections(load: float, packets: int, rng):
                 now = max(now, arrivals[i])
             while i < n and arrivals[i] <= now:
                 d = int(dests[i])
-                if not left.get(d):
+                if not left[d]:
                     ring.append(d)
-                left[d] = left.get(d, 0) + packets
+                left[d] += packets
                 i += 1
             d = ring.popleft()
             src.append(h)
