@@ -80,8 +80,14 @@ def srp4(out: Path, full: bool, jobs) -> Reproduction:
     runs = _fig1(full, jobs)
     r = Reproduction("srp-4", "SRP paper Fig. 4 vs Fig. 1 (reconstructed network, docs/validation.md)")
     b, s = runs["none"].sources["accepted"], runs["srp"].sources["accepted"]
+    # §5.1's "a 47% increase in the throughput of S0" has two readings (docs/validation.md,
+    # SRP-4): 47 points of link rate, which the paper's own equal shares and epsilon cost allow
+    # (S0 can take the 0.62 of L0 that S1 and S2 leave), or 47% of S0's baseline, which would
+    # leave L0 44% idle under a greedy S0. Both are checked with the tolerance fixed before.
+    points = s[0] - b[0]
+    r.check("S0 gain, points of link rate", "+47 pts", f"{points * 100:+.0f} pts ({b[0]:.3f} -> {s[0]:.3f})", "+30 to +65 pts", 0.30 <= points <= 0.65)
     gain = s[0] / b[0] - 1
-    r.check("S0 throughput gain", "+47%", _pct(gain), "+30% to +65%", 0.30 <= gain <= 0.65)
+    r.check("S0 gain, relative to its baseline", "+47%", _pct(gain), "+30% to +65%", 0.30 <= gain <= 0.65)
     l2 = lambda run: run.links.set_index("name")["utilization"]["L2>"]  # noqa: E731
     loss = l2(runs["srp"]) / l2(runs["none"]) - 1
     r.check("L2 data throughput", "-5% (epsilon)", _pct(loss), "-8% to -2%", -0.08 <= loss <= -0.02)
