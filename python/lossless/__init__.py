@@ -11,11 +11,11 @@ from ._lossless import ConfigError, __commit__, __version__
 from . import transient
 from .parallel import run_many
 from .run import Result, run, validate
-from .saturation import Saturation, saturation
+from .saturation import Saturation, overload_throughput, saturation
 from .report import report
 from .sweeps import Dask, Local, SweepResults, load, sweep
 
 __all__ = [
     "ConfigError", "Dask", "Local", "Result", "Saturation", "SweepResults",
-    "load", "report", "run", "run_many", "saturation", "sweep", "transient", "validate", "__commit__", "__version__",
+    "load", "overload_throughput", "report", "run", "run_many", "saturation", "sweep", "transient", "validate", "__commit__", "__version__",
 ]

@@ -1,4 +1,4 @@
-"""Saturation throughput by bisection on offered load.
+"""Saturation throughput: by bisection on offered load, or as the accepted rate under overload.
 
 A load is *saturated* when the class accepts less than it is offered by more than `gap`
 (fraction of link rate), or when its mean packet latency exceeds `latency_factor` times the
@@ -85,3 +85,14 @@ def saturation(
             below = p
     return Saturation(below.accepted, below, above, points)
 
+
+
+def overload_throughput(config: ConfigLike, *, set: Sequence[str] | Mapping[str, Any] | None = None, traffic: int = 0) -> float:
+    """The accepted throughput of traffic class number `traffic` with its load at 1.0: every
+    source offers its full link rate and the network carries what it can, the saturation
+    throughput BookSim reports under overload. Unlike `saturation` it has no latency criterion,
+    so a mechanism that holds packets at their sources (SRP's wait for its reservation) is not
+    counted as saturated for that. The warm-up (`set`) must outlast the climb to steady state.
+    """
+    r: Result = run(config, set=[*_overrides(None, set), f"traffic.{traffic}.load=1.0"])
+    return next(c for c in r.summary["classes"].values() if c["index"] == traffic)["accepted"]

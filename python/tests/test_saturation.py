@@ -30,3 +30,13 @@ def test_bisection_matches_a_fine_scan(default_example):
 def test_bad_arguments(default_example):
     with pytest.raises(ValueError):
         lossless.saturation(default_example, low=0.5, high=0.4)
+
+
+def test_overload_throughput_is_the_accepted_rate_at_full_load(default_example):
+    over = {**SET, "simulation.warmup_ns": 30_000}
+    carried = lossless.overload_throughput(default_example, set={**over, "traffic.0.load": 0.3})
+    # The class's load is raised to 1.0 whatever the config or `set` say, and the network is
+    # then past saturation: it carries less than it is offered.
+    direct = lossless.run(default_example, set={**over, "traffic.0.load": 1.0}).summary["classes"]["uniform"]
+    assert carried == direct["accepted"]
+    assert direct["offered"] > 0.99 and carried < direct["offered"] - 0.05

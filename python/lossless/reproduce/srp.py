@@ -16,7 +16,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from .. import plot  # noqa: E402
-from ..parallel import run_many  # noqa: E402
+from ..parallel import map_parallel, run_many  # noqa: E402
+from ..saturation import overload_throughput  # noqa: E402
 from ..transient import average_series, series  # noqa: E402
 from . import Reproduction, example, target  # noqa: E402
 
@@ -284,17 +285,14 @@ SIZES = [("1", {"kind": "fixed", "packets": 1}), ("2", {"kind": "fixed", "packet
 
 
 def _saturated_throughput(full: bool, jobs, points: list[dict]) -> list[float]:
-    """Each point's accepted throughput on uniform random traffic with every host offering its
-    full link rate: the network's saturation throughput as BookSim reports it (accepted packets
-    under overload) and as §5.3 and §6.2 compare it ("network throughput recovers by 3%").
-    A bisection on offered load with a latency criterion (`lossless.saturation`) would also
-    count SRP's wait for t_s at the source, which is not network throughput (docs/validation.md,
-    SRP-9)."""
-    # Under overload SRP's throughput climbs for about 700 us while the sources' backlogs build
-    # (more send queues to serve while others wait for t_s): the warm-up must cover it.
+    """Each point's saturation throughput on uniform random traffic as the accepted rate under
+    overload (`lossless.overload_throughput`): §5.3's bars are network throughput (§6.2:
+    "network throughput recovers by 3%"), and the bisection's latency criterion would also count
+    SRP's wait for t_s at the source (docs/validation.md, SRP-9)."""
+    # SRP's throughput climbs for about 700 us while the sources' backlogs build (more send
+    # queues to serve while others wait for t_s): the warm-up must cover it.
     window = {"simulation.warmup_ns": 1_000_000 if full else 300_000, "simulation.measure_ns": 1_000_000 if full else 200_000}
-    runs = run_many([(example("fattree256_uniform.toml"), {**window, **over, "traffic.0.load": 1.0}) for over in points], jobs)
-    return [run.summary["classes"]["uniform"]["accepted"] for run in runs]
+    return map_parallel(lambda over: overload_throughput(example("fattree256_uniform.toml"), set={**window, **over}), points, jobs)
 
 
 @target("srp-9", "Fig. 9: saturation throughput by message size, uniform random")
