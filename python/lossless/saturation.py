@@ -60,8 +60,7 @@ def saturation(
     reference: list[float] = []
 
     def probe(load: float) -> Point:
-        r: Result = run(config, set=[*base, f"traffic.{traffic}.load={load}"])
-        c = next(c for c in r.summary["classes"].values() if c["index"] == traffic)
+        c = _class_at_load(config, base, traffic, load)
         latency = c["packet_latency_ns"]["mean"]
         if not reference:
             reference.append(latency)
@@ -94,5 +93,10 @@ def overload_throughput(config: ConfigLike, *, set: Sequence[str] | Mapping[str,
     so a mechanism that holds packets at their sources (SRP's wait for its reservation) is not
     counted as saturated for that. The warm-up (`set`) must outlast the climb to steady state.
     """
-    r: Result = run(config, set=[*_overrides(None, set), f"traffic.{traffic}.load=1.0"])
-    return next(c for c in r.summary["classes"].values() if c["index"] == traffic)["accepted"]
+    return _class_at_load(config, _overrides(None, set), traffic, 1.0)["accepted"]
+
+
+def _class_at_load(config: ConfigLike, overrides: list[str], traffic: int, load: float) -> dict[str, Any]:
+    """The summary of traffic class number `traffic` from a run with its load set to `load`."""
+    r: Result = run(config, set=[*overrides, f"traffic.{traffic}.load={load}"])
+    return next(c for c in r.summary["classes"].values() if c["index"] == traffic)
