@@ -85,7 +85,6 @@ def saturation(
     return Saturation(below.accepted, below, above, points)
 
 
-
 def overload_throughput(config: ConfigLike, *, set: Sequence[str] | Mapping[str, Any] | None = None, traffic: int = 0) -> float:
     """The accepted throughput of traffic class number `traffic` with its load at 1.0: every
     source offers its full link rate and the network carries what it can, the saturation
