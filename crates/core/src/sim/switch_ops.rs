@@ -202,6 +202,10 @@ impl<M: Mechanism> Sim<M> {
             let g = group.len();
             for k in 0..g {
                 let vc = group[(k + o.vc_rr as usize) % g];
+                // Not even a control packet (the smallest) fits: skip without reading the inputs.
+                if o.vcs[vc as usize].bytes + self.p.control_bytes > self.p.out_cap {
+                    continue;
+                }
                 let mut cand = if control { o.req[vc as usize] } else { o.req[vc as usize] & !sw.in_busy };
                 // An input whose FIFO head has been bypassed its limit of times sends only that
                 // head.
