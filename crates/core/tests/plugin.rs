@@ -272,3 +272,57 @@ fn the_nic_injects_low_priority_packets_only_into_slots_data_leaves() {
         assert_close(&format!("{arbitration}: low"), s.classes["low"].accepted, 0.2, 0.01);
     }
 }
+
+/// Resends, 20 us in, a copy of the first packet host A injected: a packet older than any
+/// queue's head message. Records when the copy goes.
+#[derive(Default)]
+struct ResendFirst {
+    first: Option<(NodeId, u32, Packet)>,
+    resent_at: Time,
+    injected_again_at: Option<Time>,
+}
+
+impl Mechanism for ResendFirst {
+    const HOOKS: Hooks = Hooks { injected: true, timer: true, ..Hooks::NONE };
+    fn name(&self) -> &'static str {
+        "resend-first"
+    }
+    fn vcs(&self) -> Vec<VcClass> {
+        vec![VcClass::Data]
+    }
+    fn on_injected(&mut self, ctx: &mut Ctx, q: QueueView, pkt: &mut Packet) {
+        if self.first.is_some_and(|(_, _, first)| first.uid == pkt.uid) {
+            self.injected_again_at.get_or_insert(ctx.now());
+        } else if self.first.is_none() {
+            ctx.track_copies(pkt.uid);
+            self.first = Some((q.src, q.qp, *pkt));
+            ctx.set_timer(ctx.now() + 20_000_000, 0);
+        }
+    }
+    fn on_timer(&mut self, ctx: &mut Ctx, _: u64) {
+        let (node, qp, pkt) = self.first.expect("set with the timer");
+        self.resent_at = ctx.now();
+        ctx.retransmit(node, qp, pkt);
+    }
+}
+
+#[test]
+fn under_oldest_first_a_resent_packet_goes_next() {
+    // A offers 1.6 of its link to eight destinations: its NIC holds eight backlogged queues.
+    let mut text = String::from(
+        "[simulation]\nwarmup_ns = 0\nmeasure_ns = 30_000\n[nic]\narbitration = \"oldest_first\"\n[topology]\nkind = \"explicit\"\nswitches = [\"S\"]\nhosts = [\"A\", \"D0\", \"D1\", \"D2\", \"D3\", \"D4\", \"D5\", \"D6\", \"D7\"]\nlinks = [{ a = \"A\", b = \"S\" }",
+    );
+    for d in 0..8 {
+        text += &format!(", {{ a = \"D{d}\", b = \"S\" }}");
+    }
+    text += "]\n";
+    for d in 0..8 {
+        text += &format!("[[traffic]]\nname = \"to{d}\"\npattern = \"flow\"\nsrc = \"A\"\ndest = \"D{d}\"\nload = 0.2\narrival = \"periodic\"\n");
+    }
+    let (s, sim) = run_with(&config(&text), ResendFirst::default());
+    let m = sim.mechanism();
+    let waited = m.injected_again_at.expect("the copy was sent") - m.resent_at;
+    // The oldest packet waits at most for the packet on the link (204.8 ns at 10 Gb/s).
+    assert!(waited <= 204_800, "the resent packet waited {waited} ps");
+    assert_eq!(s.counters.duplicates, 1);
+}

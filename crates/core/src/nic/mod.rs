@@ -29,6 +29,15 @@ pub struct SendQueue {
     pub active: bool,
 }
 
+/// A send queue in a NIC's ring, with the creation time of its oldest packet when it joined:
+/// the order of `nic.arbitration = "oldest_first"`, kept here so that ordering the ring reads
+/// no queue (a backlogged NIC holds a queue for most destinations).
+#[derive(Clone, Copy)]
+pub struct InRing {
+    pub qp: QpId,
+    pub age: Time,
+}
+
 pub struct Nic {
     pub out: ChannelId,
     pub inp: ChannelId,
@@ -40,7 +49,7 @@ pub struct Nic {
     pub stretch: crate::time::Time,
     /// Active send queues in service order (round-robin, or by the age of their oldest packet):
     /// the front is tried first.
-    pub ring: VecDeque<QpId>,
+    pub ring: VecDeque<InRing>,
     /// Send queue of each destination, created on first use. Looked up, never iterated, so its
     /// order cannot leak into results.
     pub qp_of: FxHashMap<NodeId, QpId>,

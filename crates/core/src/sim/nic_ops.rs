@@ -5,7 +5,7 @@ use super::Sim;
 use crate::cc::{Ctx, Gate, Mechanism, QueueView, VcClass};
 use crate::engine::Event;
 use crate::ids::{ChannelId, Endpoint, NodeId, PacketId, QpId};
-use crate::nic::Message;
+use crate::nic::{InRing, Message};
 use crate::packet::{CcHeader, Packet, PacketKind};
 use crate::time::Time;
 
@@ -71,6 +71,12 @@ impl<M: Mechanism> Sim<M> {
         if !q.active {
             q.active = true;
             self.activate(node, qp);
+        } else if self.p.nic_oldest_first {
+            // The resent packet may be older than the queue's head message: the queue moves up.
+            let ring = &mut self.nics[node as usize].ring;
+            let at = ring.iter().position(|e| e.qp == qp).expect("an active queue is in the ring");
+            ring.remove(at);
+            self.activate(node, qp);
         }
         self.try_inject(node);
     }
@@ -78,19 +84,12 @@ impl<M: Mechanism> Sim<M> {
     /// Puts send queue `qp` of `node` in its ring: last in round-robin order, or by the age of its
     /// oldest packet under `nic.arbitration = "oldest_first"` (ties: the earlier comer first).
     fn activate(&mut self, node: NodeId, qp: QpId) {
+        let q = &self.qps.slots[qp as usize];
+        let age = q.retx.front().map(|p| p.created).into_iter().chain(q.messages.front().map(|m| m.created)).min().unwrap_or(Time::MAX);
         let ring = &mut self.nics[node as usize].ring;
-        let mut at = ring.len();
-        if self.p.nic_oldest_first {
-            let age = |qp: QpId| {
-                let q = &self.qps.slots[qp as usize];
-                q.retx.front().map(|p| p.created).into_iter().chain(q.messages.front().map(|m| m.created)).min().unwrap_or(Time::MAX)
-            };
-            let own = age(qp);
-            while at > 0 && age(ring[at - 1]) > own {
-                at -= 1;
-            }
-        }
-        ring.insert(at, qp);
+        // Oldest first keeps the ring sorted by age (see `requeue`).
+        let at = if self.p.nic_oldest_first { ring.partition_point(|e| e.age <= age) } else { ring.len() };
+        ring.insert(at, InRing { qp, age });
     }
 
     /// Injects one packet if the link is idle: a queued control packet first, else the next send
@@ -121,7 +120,7 @@ impl<M: Mechanism> Sim<M> {
         for k in 0..self.nics[node as usize].ring.len() {
             // Round-robin rotates the ring as it goes; oldest-first keeps it ordered by age.
             let at = if oldest_first { k } else { 0 };
-            let qp = self.nics[node as usize].ring[at];
+            let qp = self.nics[node as usize].ring[at].qp;
             let paced = if self.p.paced { self.paced_until(qp) } else { 0 };
             let gate = if paced > self.now {
                 Gate::At(paced)
@@ -170,8 +169,8 @@ impl<M: Mechanism> Sim<M> {
     fn serve(&mut self, node: NodeId, at: usize, qp: QpId, vc: u8) {
         let ring = &mut self.nics[node as usize].ring;
         if self.p.nic_oldest_first {
-            ring.remove(at);
-            ring.push_front(qp);
+            let served = ring.remove(at).expect("the served queue is in the ring");
+            ring.push_front(served);
         } else {
             ring.rotate_left(at);
         }
