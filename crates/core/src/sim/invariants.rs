@@ -52,15 +52,20 @@ impl<M: Mechanism> Sim<M> {
                     if port < sw.ports && ivc.peak > self.p.in_cap {
                         return Err(format!("switch {s} input {port} VC {vc} held {} bytes, capacity {}", ivc.peak, self.p.in_cap));
                     }
-                    for (q, &bytes) in ivc.queues.iter().zip(&ivc.queue_bytes) {
-                        if q.iter().map(|&p| self.slab.get(p).bytes).sum::<u32>() != bytes {
-                            return Err(format!("switch {s} input {port} VC {vc}: a queue's byte count is not the sum of its packets"));
-                        }
-                        for &pkt in q {
-                            let p = self.slab.get(pkt);
-                            count(p.kind);
-                            routed[s][p.out_port as usize * nv + vc] += p.bytes as u64;
-                        }
+                    let mut voqs = vec![0; sw.ports];
+                    for &pkt in ivc.queues.iter().flatten() {
+                        let p = self.slab.get(pkt);
+                        count(p.kind);
+                        routed[s][p.out_port as usize * nv + vc] += p.bytes as u64;
+                        voqs[p.out_port as usize] += p.bytes;
+                    }
+                    if voqs.iter().sum::<u32>() != ivc.queued {
+                        return Err(format!("switch {s} input {port} VC {vc}: its queued byte count is not the sum of its packets"));
+                    }
+                    if let Some(out) = (0..sw.ports).find(|&out| sw.outputs[out].voq_bytes[vc][port] != voqs[out]) {
+                        return Err(format!(
+                            "switch {s} input {port} VC {vc}: output {out}'s count of this virtual output queue is not the sum of its packets"
+                        ));
                     }
                     if let InputQueue::Bypass { limit } = self.vcs[vc].queue {
                         let queued: usize = ivc.queues.iter().map(|q| q.len()).sum();

@@ -33,12 +33,10 @@ impl<M: Mechanism> Sim<M> {
         }
         let p = self.slab.get(pkt);
         let (vc, bytes, out) = (p.vc, p.bytes, p.out_port);
-        let (q, queue) = (self.queue_of(vc, out), self.vcs[vc as usize].queue);
+        let queue = self.vcs[vc as usize].queue;
         let sw = &mut self.switches[s as usize];
-        sw.outputs[out as usize].queued[vc as usize] += bytes;
-        let ivc = &mut sw.inputs[port as usize][vc as usize];
-        let is_head = ivc.push(q, pkt, bytes, queue);
-        if M::HOOKS.input_full && ivc.bytes + self.p.data_bytes > self.p.in_cap {
+        let is_head = sw.enqueue(port, vc, out, pkt, bytes, queue);
+        if M::HOOKS.input_full && sw.inputs[port as usize][vc as usize].bytes + self.p.data_bytes > self.p.in_cap {
             let tail = self.slab.get(pkt).tail_in.max(now);
             self.events.push(tail, Event::TailIn { sw: s, port, vc });
         }
@@ -55,7 +53,7 @@ impl<M: Mechanism> Sim<M> {
     /// briefly" and is not among the packets of a full buffer (Santos et al. footnote 10).
     pub(super) fn tail_in(&mut self, s: SwitchId, port: PortId, vc: Vc) {
         let ivc = &self.switches[s as usize].inputs[port as usize][vc as usize];
-        let leaving = ivc.bytes != ivc.queue_bytes.iter().sum::<u32>();
+        let leaving = ivc.bytes != ivc.queued;
         if ivc.bytes + self.p.data_bytes > self.p.in_cap && !leaving {
             self.input_full(s, port, vc);
         }
@@ -72,10 +70,8 @@ impl<M: Mechanism> Sim<M> {
         p.tail_in = now;
         p.out_port = self.routing.route(s, p.dst, &mut sw.rng);
         let (vc, bytes, out) = (p.vc, p.bytes, p.out_port);
-        let (q, queue) = (self.queue_of(vc, out), self.vcs[vc as usize].queue);
-        let sw = &mut self.switches[s as usize];
-        sw.outputs[out as usize].queued[vc as usize] += bytes;
-        if sw.inputs[port as usize][vc as usize].push(q, pkt, bytes, queue) {
+        let queue = self.vcs[vc as usize].queue;
+        if self.switches[s as usize].enqueue(port, vc, out, pkt, bytes, queue) {
             self.request(s, port, pkt);
         }
     }
@@ -96,11 +92,7 @@ impl<M: Mechanism> Sim<M> {
 
     #[inline]
     fn queue_of(&self, vc: Vc, out: PortId) -> usize {
-        if self.vcs[vc as usize].queue.per_output() {
-            out as usize
-        } else {
-            0
-        }
+        self.vcs[vc as usize].queue.queue_for(out)
     }
 
     /// `pkt` reached the head of its input queue, its pipeline latency spent: it requests its
@@ -170,9 +162,9 @@ impl<M: Mechanism> Sim<M> {
     /// Takes `pkt`, the head of input `port`'s queue for `out` on `vc`, out of its queues and
     /// (un)pins the input by its bypass count; returns the queue's next head.
     fn take_head(&mut self, s: SwitchId, port: PortId, vc: Vc, out: PortId, pkt: PacketId) -> Option<PacketId> {
-        let (q, queue, bytes) = (self.queue_of(vc, out), self.vcs[vc as usize].queue, self.slab.get(pkt).bytes);
+        let (queue, bytes) = (self.vcs[vc as usize].queue, self.slab.get(pkt).bytes);
         let sw = &mut self.switches[s as usize];
-        let (next, pinned) = sw.inputs[port as usize][vc as usize].pop(q, pkt, bytes, queue);
+        let (next, pinned) = sw.dequeue(port, vc, out, pkt, bytes, queue);
         if pinned {
             sw.pinned[vc as usize] |= 1 << port;
         } else {
@@ -415,14 +407,8 @@ impl<M: Mechanism> Sim<M> {
     /// The fullest virtual output queue of the switch's inputs for output `port` on `vc`
     /// (bytes), and how many inputs have bytes queued for it.
     fn voq_detail(&self, s: SwitchId, port: PortId, vc: Vc) -> (u32, u32) {
-        let mut max = 0;
-        let mut contributors = 0;
-        for input in &self.switches[s as usize].inputs {
-            let bytes = input[vc as usize].queue_bytes[port as usize];
-            max = max.max(bytes);
-            contributors += u32::from(bytes > 0);
-        }
-        (max, contributors)
+        let voqs = &self.switches[s as usize].outputs[port as usize].voq_bytes[vc as usize];
+        (voqs.iter().copied().max().unwrap_or(0), voqs.iter().filter(|&&b| b > 0).count() as u32)
     }
 
     /// Tells the mechanism that input buffer (port, VC) of switch `s` is full, with its data

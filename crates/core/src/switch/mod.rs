@@ -26,6 +26,15 @@ impl InputQueue {
     pub fn per_output(self) -> bool {
         self != InputQueue::Fifo
     }
+
+    /// The queue that holds packets for output `out`.
+    pub fn queue_for(self, out: PortId) -> usize {
+        if self.per_output() {
+            out as usize
+        } else {
+            0
+        }
+    }
 }
 
 /// A virtual channel as the network builds it: the mechanism's priority class and the input
@@ -39,8 +48,8 @@ pub struct VcSpec {
 pub struct InputVc {
     /// One queue per output port when `InputQueue::per_output`, a single FIFO otherwise.
     pub queues: Vec<VecDeque<PacketId>>,
-    /// Bytes waiting in each queue (IB CC's per-VoQ threshold reads them at every transmit).
-    pub queue_bytes: Vec<u32>,
+    /// Bytes waiting in the queues (not yet granted the crossbar).
+    pub queued: u32,
     /// `InputQueue::Bypass` only: every queued packet in arrival order (the FIFO whose head may
     /// be bypassed), and how many younger packets have left ahead of that head.
     pub order: VecDeque<PacketId>,
@@ -52,10 +61,11 @@ pub struct InputVc {
 }
 
 impl InputVc {
-    /// Queues `pkt` (`bytes` long) on queue `q`; returns whether it is that queue's head.
-    pub fn push(&mut self, q: usize, pkt: PacketId, bytes: u32, queue: InputQueue) -> bool {
+    /// Queues `pkt` (`bytes` long, for output `out`); returns whether it is its queue's head.
+    pub fn push(&mut self, pkt: PacketId, bytes: u32, out: PortId, queue: InputQueue) -> bool {
+        let q = queue.queue_for(out);
         self.queues[q].push_back(pkt);
-        self.queue_bytes[q] += bytes;
+        self.queued += bytes;
         if matches!(queue, InputQueue::Bypass { .. }) {
             self.order.push_back(pkt);
         }
@@ -64,13 +74,14 @@ impl InputVc {
         self.queues[q].len() == 1
     }
 
-    /// Takes `pkt` (`bytes` long), the head of queue `q`, out of the queues (its bytes stay in
-    /// the buffer until its tail has left). Returns the queue's next head and, for a bypass
-    /// FIFO, whether the FIFO head has now been bypassed its limit of times.
-    pub fn pop(&mut self, q: usize, pkt: PacketId, bytes: u32, queue: InputQueue) -> (Option<PacketId>, bool) {
+    /// Takes `pkt` (`bytes` long), the head of the queue for output `out`, out of the queues
+    /// (its bytes stay in the buffer until its tail has left). Returns the queue's next head
+    /// and, for a bypass FIFO, whether the FIFO head has now been bypassed its limit of times.
+    pub fn pop(&mut self, pkt: PacketId, bytes: u32, out: PortId, queue: InputQueue) -> (Option<PacketId>, bool) {
+        let q = queue.queue_for(out);
         let popped = self.queues[q].pop_front();
         debug_assert_eq!(popped, Some(pkt));
-        self.queue_bytes[q] -= bytes;
+        self.queued -= bytes;
         let mut pinned = false;
         if let InputQueue::Bypass { limit } = queue {
             if self.order.front() == Some(&pkt) {
@@ -101,6 +112,10 @@ pub struct Output {
     /// Per VC: bytes in this switch's input buffers routed to this output (the total
     /// occupancy of its virtual output queues, SRP paper §4's ECN trigger).
     pub queued: Vec<u32>,
+    /// Per VC and input: bytes waiting in that input's queue for this output, its virtual output
+    /// queue (IB CC's per-VoQ threshold, thesis Paper I, reads them all at every transmit: one
+    /// contiguous row instead of one read per input).
+    pub voq_bytes: Vec<Vec<u32>>,
     /// Per VC: bit i set when input i has an eligible packet at the head of its queue for this
     /// output.
     pub req: Vec<u64>,
@@ -143,7 +158,7 @@ impl Switch {
                 vcs.iter()
                     .map(|v| {
                         let n = if v.queue.per_output() { ports } else { 1 };
-                        InputVc { queues: vec![VecDeque::new(); n], queue_bytes: vec![0; n], order: VecDeque::new(), bypassed: 0, bytes: 0, peak: 0 }
+                        InputVc { queues: vec![VecDeque::new(); n], queued: 0, order: VecDeque::new(), bypassed: 0, bytes: 0, peak: 0 }
                     })
                     .collect()
             })
@@ -152,6 +167,7 @@ impl Switch {
             .map(|p| Output {
                 vcs: vcs.iter().map(|_| OutputVc { fifo: VecDeque::new(), bytes: 0, peak: 0, credits: downstream_credits(p as PortId) }).collect(),
                 queued: vec![0; vcs.len()],
+                voq_bytes: vec![vec![0; ports + 1]; vcs.len()],
                 req: vec![0; vcs.len()],
                 rr: vec![0; vcs.len()],
                 vc_rr: 0,
@@ -162,6 +178,22 @@ impl Switch {
             })
             .collect();
         Switch { inputs, outputs, in_busy: 0, in_req: vec![0; ports + 1], pinned: vec![0; vcs.len()], ports, rng }
+    }
+
+    /// Queues `pkt` (`bytes` long, routed to `out`) in input (`port`, `vc`) and counts it for
+    /// `out`; returns whether it is its queue's head.
+    pub fn enqueue(&mut self, port: PortId, vc: Vc, out: PortId, pkt: PacketId, bytes: u32, queue: InputQueue) -> bool {
+        let o = &mut self.outputs[out as usize];
+        o.queued[vc as usize] += bytes;
+        o.voq_bytes[vc as usize][port as usize] += bytes;
+        self.inputs[port as usize][vc as usize].push(pkt, bytes, out, queue)
+    }
+
+    /// Takes `pkt`, the head of input (`port`, `vc`)'s queue for `out`, out of its queues: see
+    /// `InputVc::pop`. Its bytes stay counted in `Output::queued` until its tail has crossed.
+    pub fn dequeue(&mut self, port: PortId, vc: Vc, out: PortId, pkt: PacketId, bytes: u32, queue: InputQueue) -> (Option<PacketId>, bool) {
+        self.outputs[out as usize].voq_bytes[vc as usize][port as usize] -= bytes;
+        self.inputs[port as usize][vc as usize].pop(pkt, bytes, out, queue)
     }
 
     /// Input `i` no longer requests output `out` on `vc` (its head was granted or dropped).
@@ -194,16 +226,16 @@ mod tests {
     #[test]
     fn bypass_fifo_pins_its_head_at_the_limit() {
         let queue = InputQueue::Bypass { limit: 2 };
-        let mut ivc = InputVc { queues: vec![VecDeque::new(); 2], queue_bytes: vec![0; 2], order: VecDeque::new(), bypassed: 0, bytes: 0, peak: 0 };
+        let mut ivc = InputVc { queues: vec![VecDeque::new(); 2], queued: 0, order: VecDeque::new(), bypassed: 0, bytes: 0, peak: 0 };
         // Packet 0 (the FIFO head) waits for output 0; 1, 2 and 3 go to output 1.
         for (pkt, q) in [(0, 0), (1, 1), (2, 1), (3, 1)] {
-            ivc.push(q, pkt, 100, queue);
+            ivc.push(pkt, 100, q, queue);
         }
-        assert_eq!(ivc.pop(1, 1, 100, queue), (Some(2), false), "first overtaking");
-        assert_eq!(ivc.pop(1, 2, 100, queue), (Some(3), true), "second overtaking reaches the limit");
-        assert_eq!(ivc.pop(0, 0, 100, queue), (None, false), "the head leaves: count and pin reset");
+        assert_eq!(ivc.pop(1, 100, 1, queue), (Some(2), false), "first overtaking");
+        assert_eq!(ivc.pop(2, 100, 1, queue), (Some(3), true), "second overtaking reaches the limit");
+        assert_eq!(ivc.pop(0, 100, 0, queue), (None, false), "the head leaves: count and pin reset");
         assert_eq!((ivc.bypassed, ivc.order.iter().copied().collect::<Vec<_>>()), (0, vec![3]));
-        assert_eq!((ivc.peak, ivc.queue_bytes.clone()), (400, vec![0, 100]));
+        assert_eq!((ivc.peak, ivc.queued), (400, 100));
     }
 
     #[test]
