@@ -472,8 +472,12 @@ pub enum CctPreset {
     Thesis,
     /// 7 i^2 / 95^2 us: the switch vendor's default [L1479], up to 12.5 us.
     Vendor,
-    /// 100 i^2 / 127^2 us, up to 100 us: our choice for Paper IV's "increased" table [L1736]
-    /// (its formula is not given; 65 contributors on a 13.6 Gb/s link need about 78 us).
+    /// 800 i^2 / 127^2 us, up to 800 us: our choice for Paper IV's table, "increased to reflect
+    /// the larger number of possible contributors" [L1736] but not given. Its top holds each of
+    /// the 647 nodes that could send to one host to its share of a 13.5 Gb/s link (647 x 1.21 us
+    /// per 2048-byte packet = 785 us). It must reach past CCTI_Timer (150 us): a flow marked on
+    /// every packet settles where its IRD equals the timer, and a lower top pins it at
+    /// CCTI_Limit, faster than that (docs/validation.md, IB-T4.2).
     Wide,
 }
 
@@ -484,7 +488,7 @@ impl Cct {
         match self {
             Cct::Preset(CctPreset::Thesis) => quadratic(7.0, 106.0),
             Cct::Preset(CctPreset::Vendor) => quadratic(7.0, 95.0),
-            Cct::Preset(CctPreset::Wide) => quadratic(100.0, 127.0),
+            Cct::Preset(CctPreset::Wide) => quadratic(800.0, 127.0),
             Cct::TableNs(t) => t.clone(),
         }
     }
