@@ -298,6 +298,82 @@ mod tests {
         assert!(!s.port_state(0, 0, &view(1000)));
     }
 
+    /// The mean interval (ns) between the packets of a backlogged flow through a port that stays
+    /// congested, so that each of its packets comes back as a BECN (Marking_Rate 0), once its
+    /// CCTI has settled: the last 200 packets of 200 ms.
+    fn settled_interval_ns(cct: &str) -> f64 {
+        use crate::engine::EventQueue;
+        use crate::nic::Copies;
+        use crate::packet::Slab;
+        use crate::time::Rate;
+        let mut m = ibcc(&format!("marking_rate = 0\nccti_timer_ns = 150000.0\ncct = {cct}"));
+        let (mut events, mut slab, mut control) = (EventQueue::default(), Slab::default(), vec![std::collections::VecDeque::new(); 2]);
+        let (mut rng, mut sent, mut deferred, mut copies) = (crate::rng::stream(1, crate::rng::Family::Mechanism, 0), 0, Vec::new(), Copies::default());
+        let rate = Rate::from_gbps(13.5);
+        let q = QueueView { qp: 0, src: 0, dst: 1, retransmission: false, head_message_packets: 2, head_message_left: 2, link_rate: rate };
+        let mut pkt = Packet {
+            src: 0,
+            dst: 1,
+            bytes: 2048,
+            kind: PacketKind::Data,
+            vc: DATA_VC,
+            class: 0,
+            qp: 0,
+            created: 0,
+            ready: 0,
+            injected: 0,
+            head_in: 0,
+            tail_in: 0,
+            queued: 0,
+            out_port: 0,
+            hdr: CcHeader::default(),
+            uid: 1,
+        };
+        let (mut now, mut sends) = (0, Vec::new());
+        while now < ps_from_ns(200e6) {
+            let mut ctx = Ctx {
+                now,
+                events: &mut events,
+                slab: &mut slab,
+                control_queues: &mut control,
+                control_bytes: 64,
+                rng: &mut rng,
+                control_sent: &mut sent,
+                deferred: &mut deferred,
+                copies: &mut copies,
+            };
+            match m.inject_gate(&mut ctx, q) {
+                Gate::Now(_) => {
+                    m.on_injected(&mut ctx, q, &mut pkt);
+                    sends.push(now);
+                    // The BECN comes back at once: only the count of BECNs per packet matters here.
+                    let cnp = Packet { src: 1, dst: 0, bytes: 64, kind: PacketKind::Control(CNP), vc: CONTROL_VC, ..pkt };
+                    m.on_control(&mut ctx, 0, &cnp);
+                    now += rate.serialization(pkt.bytes);
+                }
+                Gate::At(t) => now = t,
+                Gate::Hold => unreachable!("IB CC never holds a queue"),
+            }
+        }
+        let last = &sends[sends.len() - 201..];
+        (last[200] - last[0]) as f64 / 200.0 / 1_000.0
+    }
+
+    #[test]
+    fn a_flow_marked_on_every_packet_settles_at_the_timer_unless_the_cct_stops_short() {
+        // Each packet raises the CCTI by one, each 150 us expiry lowers it by one: the flow
+        // settles where it sends one packet per CCTI_Timer, if the table reaches that far
+        // (docs/validation.md, IB-T4.2).
+        let wide = settled_interval_ns("\"wide\"");
+        assert!((wide - 150_000.0).abs() < 0.02 * 150_000.0, "wide: one packet per {wide} ns");
+        // Paper III's table stops at 10.05 us: the flow sits at CCTI_Limit (126 for one packet
+        // after each expiry) and sends a packet per serialization (1.21 us) plus about
+        // 10.05 us, far faster than the timer's rate.
+        let thesis = settled_interval_ns("\"thesis\"");
+        let cct = |i: f64| 7_000.0 * i * i / (106.0 * 106.0);
+        assert!((1_213.6 + cct(126.0)..1_213.7 + cct(127.0)).contains(&thesis), "thesis: one packet per {thesis} ns");
+    }
+
     #[test]
     fn victims_are_not_marked_unless_masked() {
         let mut m = ibcc("victim_mask = false");
