@@ -476,8 +476,8 @@ pub enum CctPreset {
     /// the larger number of possible contributors" [L1736] but not given. Its top holds each of
     /// the 647 nodes that could send to one host to its share of a 13.5 Gb/s link (647 x 1.21 us
     /// per 2048-byte packet = 785 us). It must reach past CCTI_Timer (150 us): a flow marked on
-    /// every packet settles where its IRD equals the timer, and a lower top pins it at
-    /// CCTI_Limit, faster than that (docs/validation.md, IB-T4.2).
+    /// every packet settles where its IRD equals the timer; below a lower top it sits at
+    /// CCTI_Limit, sending faster than that (docs/validation.md, IB-T4.2).
     Wide,
 }
 
