@@ -90,3 +90,25 @@ fn the_cct_gap_sets_a_throttled_flow_s_rate() {
     ));
     assert_close("F1 at half rate", s.classes["F1"].accepted, 0.5, 0.005);
 }
+
+#[test]
+fn summed_voqs_leave_the_congestion_state_once_they_drain() {
+    // Scenario 2 (IB-T7) with all three flows at once and thresholds compared with the VoQs'
+    // sum: the lower one, 8 KiB - 6.5 KiB, is under a packet. The packet being sent has left its
+    // VoQ, so the port leaves the state when the VoQs drain and the flows share the S1 -> S2 link
+    // (32 Gb/s). Counting that packet kept the port congested for good and every flow at the
+    // CCT's floor, 1.5 Gb/s.
+    let s = run_config(&example_with(
+        "ibcc/testbed_scenario2.toml",
+        &[
+            "cc.mechanism=\"ibcc\"",
+            "cc.ibcc.threshold_mode=\"sum\"",
+            "simulation.warmup_ns=30000000",
+            "simulation.measure_ns=30000000",
+            "traffic.1.start_ns=0",
+            "traffic.2.start_ns=0",
+        ],
+    ));
+    let total: f64 = ["F1", "F2", "F3"].iter().map(|f| gbps(&s, f)).sum();
+    assert!(total > 0.8 * 32.0, "S1 -> S2 carries {total:.2} Gb/s");
+}

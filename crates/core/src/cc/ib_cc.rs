@@ -111,10 +111,10 @@ impl IbCc {
     fn port_state(&mut self, sw: SwitchId, port: PortId, out: &OutputView) -> bool {
         let (level, upper, lower) = match self.cfg.threshold_mode {
             ThresholdMode::Voq => (out.voq_max_bytes, self.upper_bytes, self.lower_bytes),
-            ThresholdMode::Sum => (out.queued_bytes, self.upper_bytes, self.lower_bytes),
+            ThresholdMode::Sum => (out.voq_sum_bytes, self.upper_bytes, self.lower_bytes),
             ThresholdMode::SumPerInput => {
                 let n = out.contributors.max(1);
-                (out.queued_bytes, self.upper_bytes / n, self.lower_bytes / n)
+                (out.voq_sum_bytes, self.upper_bytes / n, self.lower_bytes / n)
             }
         };
         // A root has credits for another packet; a victim has none (Victim_Mask overrides
@@ -286,6 +286,7 @@ mod tests {
             buffer_bytes: 4096,
             to_host: false,
             voq_max_bytes: queued,
+            voq_sum_bytes: queued,
             contributors: 1,
         };
         assert!(!m.port_state(0, 0, &view(1024)));
@@ -377,7 +378,15 @@ mod tests {
     #[test]
     fn victims_are_not_marked_unless_masked() {
         let mut m = ibcc("victim_mask = false");
-        let victim = OutputView { queued_bytes: 4000, downstream_credits: 0, buffer_bytes: 4096, to_host: true, voq_max_bytes: 4000, contributors: 2 };
+        let victim = OutputView {
+            queued_bytes: 4000,
+            downstream_credits: 0,
+            buffer_bytes: 4096,
+            to_host: true,
+            voq_max_bytes: 4000,
+            voq_sum_bytes: 4000,
+            contributors: 2,
+        };
         assert!(!m.port_state(0, 0, &victim));
         let mut masked = ibcc("");
         assert!(masked.port_state(0, 0, &victim));

@@ -121,9 +121,13 @@ pub struct OutputView {
     pub buffer_bytes: u32,
     /// The output leads to a host (a channel adapter), not to another switch.
     pub to_host: bool,
-    /// With `Hooks::voq_detail`: the fullest virtual output queue for this output (bytes), and
-    /// the number of inputs with bytes queued for it. Otherwise `queued_bytes` and 0.
+    /// With `Hooks::voq_detail`: the fullest virtual output queue for this output (bytes), the
+    /// VoQs' total, and the number of inputs with bytes queued for it. Otherwise `queued_bytes`,
+    /// `queued_bytes` and 0. A VoQ lets go of a packet when the crossbar takes it, while
+    /// `queued_bytes` keeps it until its tail has crossed: at transmit time under cut-through it
+    /// still counts the packet being sent.
     pub voq_max_bytes: u32,
+    pub voq_sum_bytes: u32,
     pub contributors: u32,
 }
 

@@ -355,8 +355,7 @@ pub struct IbCcConfig {
     /// Paper III: 15.
     pub threshold: u32,
     /// What the threshold is compared with (Paper I's three modes [L830]). Default `voq`, the
-    /// per-VoQ thresholds of Paper II [L1105]: with `sum` at weight 15 the testbed's S1 marks
-    /// the victim too (docs/validation.md, IB-T3).
+    /// per-VoQ thresholds of Paper II [L1105]; all three give IB-T3's shares on the testbed.
     pub threshold_mode: ThresholdMode,
     /// Upper threshold minus lower threshold (Paper II's hysteresis [L1085-1101]): the port
     /// enters the congestion state above the upper one and leaves it below the lower one.

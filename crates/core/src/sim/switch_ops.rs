@@ -374,6 +374,7 @@ impl<M: Mechanism> Sim<M> {
             buffer_bytes: self.p.in_cap,
             to_host: matches!(to, Endpoint::Host(_)),
             voq_max_bytes: queued,
+            voq_sum_bytes: queued,
             contributors: 0,
         };
         if interleave {
@@ -385,7 +386,7 @@ impl<M: Mechanism> Sim<M> {
             self.events.push(now + ser, Event::LinkFree { ch });
         }
         if M::HOOKS.voq_detail && self.vcs[vc as usize].queue.per_output() {
-            (view.voq_max_bytes, view.contributors) = self.voq_detail(s, port, vc);
+            (view.voq_max_bytes, view.voq_sum_bytes, view.contributors) = self.voq_detail(s, port, vc);
         }
         if M::HOOKS.transmit {
             let mut copy = *self.slab.get(pkt);
@@ -405,10 +406,10 @@ impl<M: Mechanism> Sim<M> {
     }
 
     /// The fullest virtual output queue of the switch's inputs for output `port` on `vc`
-    /// (bytes), and how many inputs have bytes queued for it.
-    fn voq_detail(&self, s: SwitchId, port: PortId, vc: Vc) -> (u32, u32) {
+    /// (bytes), their total, and how many inputs have bytes queued for it.
+    fn voq_detail(&self, s: SwitchId, port: PortId, vc: Vc) -> (u32, u32, u32) {
         let voqs = &self.switches[s as usize].outputs[port as usize].voq_bytes[vc as usize];
-        (voqs.iter().copied().max().unwrap_or(0), voqs.iter().filter(|&&b| b > 0).count() as u32)
+        (voqs.iter().copied().max().unwrap_or(0), voqs.iter().sum(), voqs.iter().filter(|&&b| b > 0).count() as u32)
     }
 
     /// Tells the mechanism that input buffer (port, VC) of switch `s` is full, with its data
