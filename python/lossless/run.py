@@ -62,7 +62,7 @@ def class_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The per-class numbers of a summary as flat rows (columns as in `Result.classes`)."""
     rows = []
     for name, c in summary["classes"].items():
-        row = {"class": name, "index": c["index"], "pattern": c["pattern"], "sources": c["sources"], "offered": c["offered"], "accepted": c["accepted"]}
+        row = {"class": name, "index": c["index"], "pattern": c["pattern"], "sources": c["sources"], "offered": c["offered"], "accepted": c["accepted"], "marked": c["marked"]}
         for lat in _LATENCIES:
             prefix = lat.removesuffix("_ns")
             for stat, v in c[lat].items():

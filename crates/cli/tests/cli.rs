@@ -26,6 +26,8 @@ fn run_writes_the_documented_files() {
     for key in ["offered", "accepted"] {
         assert!(c[key].as_f64().unwrap() > 0.3, "{key}");
     }
+    // The example runs without congestion control: nothing marks.
+    assert_eq!(c["marked"].as_f64(), Some(0.0));
     for lat in ["packet_latency_ns", "inflight_latency_ns", "network_latency_ns"] {
         for stat in ["mean", "p50", "p99", "p999"] {
             assert!(c[lat][stat].as_f64().unwrap() >= 294.8, "{lat}.{stat}");

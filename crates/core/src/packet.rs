@@ -12,7 +12,7 @@ pub enum PacketKind {
 }
 
 /// Header fields that mechanisms read and rewrite (FECN/ECN marks, sequence numbers, rate fields).
-/// Their meaning belongs to the mechanism that sets them.
+/// Their meaning belongs to the mechanism that sets them, except `CONGESTION_MARK`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CcHeader {
     pub flags: u16,
@@ -20,6 +20,11 @@ pub struct CcHeader {
     pub b: u32,
     pub stamp: Time,
 }
+
+/// The flag of a data packet that met congestion on its way: IB CC's FECN, the SRP paper's ECN
+/// mark, Santos' full-buffer mark. Every marking mechanism sets this one bit, so statistics count
+/// marks per traffic class (`marked`, docs/metrics.md) whatever the mechanism.
+pub const CONGESTION_MARK: u16 = 1 << 15;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {

@@ -112,3 +112,29 @@ fn summed_voqs_leave_the_congestion_state_once_they_drain() {
     let total: f64 = ["F1", "F2", "F3"].iter().map(|f| gbps(&s, f)).sum();
     assert!(total > 0.8 * 32.0, "S1 -> S2 carries {total:.2} Gb/s");
 }
+
+#[test]
+fn under_a_single_threshold_the_flow_that_fills_its_voq_is_marked_least() {
+    // IB-T7's unfairness (docs/validation.md): the fastest flow's VoQ is the one that crosses the
+    // threshold, while S1 serves the other two; it sends the fewest packets in the congested
+    // state, so it gets the fewest marks, in fraction and per second, and keeps its lead.
+    let s = run_config(&example_with(
+        "ibcc/testbed_scenario2.toml",
+        &[
+            "cc.mechanism=\"ibcc\"",
+            "cc.ibcc.hysteresis_bytes=0",
+            "simulation.warmup_ns=30000000",
+            "simulation.measure_ns=30000000",
+            "traffic.1.start_ns=0",
+            "traffic.2.start_ns=0",
+        ],
+    ));
+    let flows = ["F1", "F2", "F3"];
+    let fastest = *flows.iter().max_by(|a, b| gbps(&s, a).total_cmp(&gbps(&s, b))).unwrap();
+    let marks_per_s = |f: &str| gbps(&s, f) * s.classes[f].marked;
+    for f in flows.iter().filter(|&&f| f != fastest) {
+        assert!(s.classes[fastest].marked < s.classes[*f].marked, "{fastest} marked {} vs {f} {}", s.classes[fastest].marked, s.classes[*f].marked);
+        assert!(marks_per_s(fastest) < marks_per_s(f), "{fastest} vs {f}");
+    }
+    assert!(gbps(&s, fastest) > 1.2 * flows.iter().map(|f| gbps(&s, f)).fold(f64::MAX, f64::min), "the single threshold left the flows fair");
+}

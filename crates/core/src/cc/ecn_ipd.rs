@@ -17,14 +17,12 @@
 use super::{throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, CONTROL_AND_DATA_VCS};
 use crate::config::{Config, EcnConfig};
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
-use crate::packet::{CcHeader, Packet, PacketKind};
+use crate::packet::{CcHeader, Packet, PacketKind, CONGESTION_MARK};
 use crate::time::{ps_from_ns, Time};
 use rustc_hash::FxHashMap;
 
 const CONTROL_VC: Vc = 0;
 const DATA_VC: Vc = 1;
-/// ECN field of a data packet.
-const MARKED: u16 = 1;
 /// Control packet subtype: congestion notification.
 const NOTIFICATION: u8 = 1;
 
@@ -101,15 +99,15 @@ impl Mechanism for EcnIpd {
         if pkt.kind == PacketKind::Data
             && out.queued_bytes as f64 > self.threshold_bytes
             && out.downstream_credits >= self.data_bytes
-            && pkt.hdr.flags & MARKED == 0
+            && pkt.hdr.flags & CONGESTION_MARK == 0
         {
-            pkt.hdr.flags |= MARKED;
+            pkt.hdr.flags |= CONGESTION_MARK;
             self.marks += 1;
         }
     }
 
     fn on_deliver(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
-        if pkt.hdr.flags & MARKED != 0 {
+        if pkt.hdr.flags & CONGESTION_MARK != 0 {
             ctx.send_control(node, pkt.src, CONTROL_VC, NOTIFICATION, CcHeader::default());
         }
     }

@@ -21,7 +21,7 @@
 use super::{throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, CONTROL_AND_DATA_VCS};
 use crate::config::{Becn, Config, Granularity, IbCcConfig, Marking, ThresholdMode, TimerMode};
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
-use crate::packet::{CcHeader, Packet, PacketKind};
+use crate::packet::{CcHeader, Packet, PacketKind, CONGESTION_MARK};
 use crate::time::{ps_from_ns, Time};
 use rand::RngExt;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -29,7 +29,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 const CONTROL_VC: Vc = 0;
 const DATA_VC: Vc = 1;
 /// Header bits of data packets and ACKs.
-const FECN: u16 = 1;
+const FECN: u16 = CONGESTION_MARK;
 const BECN: u16 = 2;
 /// Control packet subtypes.
 const CNP: u8 = 1;

@@ -17,14 +17,12 @@
 use super::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, CONTROL_AND_DATA_VCS};
 use crate::config::{Config, Response, SantosConfig, SantosMarking};
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
-use crate::packet::{CcHeader, Packet, PacketKind};
+use crate::packet::{CcHeader, Packet, PacketKind, CONGESTION_MARK};
 use crate::time::Time;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 const CONTROL_VC: Vc = 0;
 const DATA_VC: Vc = 1;
-/// ECN bit of a data packet, echoed in its ACK.
-const MARKED: u16 = 1;
 /// Control packet subtype.
 const ACK: u8 = 1;
 
@@ -159,14 +157,14 @@ impl Mechanism for Santos {
             SantosMarking::Counters => by_counter,
             SantosMarking::FullBuffer => self.marked_uids.remove(&pkt.uid),
         };
-        if mark && pkt.hdr.flags & MARKED == 0 {
-            pkt.hdr.flags |= MARKED;
+        if mark && pkt.hdr.flags & CONGESTION_MARK == 0 {
+            pkt.hdr.flags |= CONGESTION_MARK;
             self.marks += 1;
         }
     }
 
     fn on_deliver(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
-        let hdr = CcHeader { flags: pkt.hdr.flags & MARKED, ..CcHeader::default() };
+        let hdr = CcHeader { flags: pkt.hdr.flags & CONGESTION_MARK, ..CcHeader::default() };
         ctx.send_control(node, pkt.src, CONTROL_VC, ACK, hdr);
     }
 
@@ -176,7 +174,7 @@ impl Mechanism for Santos {
         }
         let key = (node, pkt.src);
         let Some(mut f) = self.flows.get(&key).copied() else { return };
-        let marked = pkt.hdr.flags & MARKED != 0;
+        let marked = pkt.hdr.flags & CONGESTION_MARK != 0;
         self.marked_acks += u64::from(marked);
         f.rate = if marked { self.decrease(f.rate) } else { self.increase(f.rate) };
         f.outstanding -= 1;

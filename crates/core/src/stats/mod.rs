@@ -13,7 +13,7 @@ pub(crate) use summary::Context as SummaryContext;
 pub use summary::{ClassSummary, Counters, LinkRow, SeriesRow, Summary};
 
 use crate::ids::{ChannelId, ClassId, NodeId};
-use crate::packet::Packet;
+use crate::packet::{Packet, CONGESTION_MARK};
 use crate::time::Time;
 
 #[derive(Default)]
@@ -23,6 +23,8 @@ pub struct ClassStats {
     pub total: Latency,
     pub inflight: Latency,
     pub network: Latency,
+    /// Data packets delivered carrying `CONGESTION_MARK`.
+    pub marked: u64,
 }
 
 #[derive(Default, Clone, Copy)]
@@ -127,6 +129,7 @@ impl Stats {
             c.total.record(total);
             c.inflight.record(inflight);
             c.network.record(t - p.ready);
+            c.marked += (p.hdr.flags & CONGESTION_MARK != 0) as u64;
             self.source_accepted[p.src as usize] += p.bytes as u64;
         }
     }

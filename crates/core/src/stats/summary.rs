@@ -24,6 +24,9 @@ pub struct ClassSummary {
     pub packet_latency_ns: LatencySummary,
     pub inflight_latency_ns: LatencySummary,
     pub network_latency_ns: LatencySummary,
+    /// Fraction of the data packets delivered in the window that carried a congestion mark
+    /// (FECN, ECN or Santos' mark; 0 under mechanisms that do not mark).
+    pub marked: f64,
     /// Spread of the accepted throughput of the class's sources (each source's traffic of all
     /// classes, as in `Summary::sources`).
     pub fairness: Fairness,
@@ -118,6 +121,8 @@ impl Summary {
             let rates: f64 = cl.sources.iter().map(|&h| host_rate(h).mbps as f64).sum();
             class_rates.push(rates);
             let st = &s.classes[i];
+            let packet_latency_ns = st.total.summary();
+            let marked = if packet_latency_ns.count > 0 { st.marked as f64 / packet_latency_ns.count as f64 } else { 0.0 };
             classes.insert(
                 cl.name.clone(),
                 ClassSummary {
@@ -127,9 +132,10 @@ impl Summary {
                     source_ids: cl.sources.clone(),
                     offered: frac(st.offered_bytes, rates, window),
                     accepted: frac(st.accepted_bytes, rates, window),
-                    packet_latency_ns: st.total.summary(),
+                    packet_latency_ns,
                     inflight_latency_ns: st.inflight.summary(),
                     network_latency_ns: st.network.summary(),
+                    marked,
                     fairness: Fairness::of(&cl.sources.iter().map(|&h| source_throughput(h)).collect::<Vec<_>>()),
                 },
             );
