@@ -49,12 +49,16 @@ fn write_csv<T: serde::Serialize>(path: &Path, rows: &[T]) -> io::Result<()> {
 
 /// A short human summary on stdout.
 pub fn print_table(s: &Summary) {
-    println!("{:<16} {:>8} {:>9} {:>12} {:>12} {:>12}", "class", "offered", "accepted", "latency ns", "p99 ns", "in-flight ns");
+    println!("{:<16} {:>8} {:>9} {:>12} {:>12} {:>12} {:>8}", "class", "offered", "accepted", "latency ns", "p99 ns", "in-flight ns", "marked");
     for (name, c) in &s.classes {
         println!(
-            "{:<16} {:>8.4} {:>9.4} {:>12.1} {:>12.1} {:>12.1}",
-            name, c.offered, c.accepted, c.packet_latency_ns.mean, c.packet_latency_ns.p99, c.inflight_latency_ns.mean
+            "{:<16} {:>8.4} {:>9.4} {:>12.1} {:>12.1} {:>12.1} {:>8.4}",
+            name, c.offered, c.accepted, c.packet_latency_ns.mean, c.packet_latency_ns.p99, c.inflight_latency_ns.mean, c.marked
         );
+    }
+    if !s.cc.is_empty() {
+        let counters: Vec<String> = s.cc.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        println!("{}: {}", s.mechanism, counters.join(", "));
     }
     println!("{} events in {:.2} s ({:.2} M events/s), {:.0} ns simulated", s.events, s.wall_s, s.events as f64 / s.wall_s.max(1e-9) / 1e6, s.sim_time_ns);
 }
