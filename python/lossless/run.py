@@ -86,7 +86,7 @@ class Result:
 
     @property
     def classes(self) -> pd.DataFrame:
-        """One row per traffic class: offered, accepted, latency (ns) and fairness statistics."""
+        """One row per traffic class: offered, accepted, marked, latency (ns) and fairness statistics."""
         return pd.DataFrame(class_rows(self.summary)).set_index("class")
 
     @property
