@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,7 +63,9 @@ def class_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The per-class numbers of a summary as flat rows (columns as in `Result.classes`)."""
     rows = []
     for name, c in summary["classes"].items():
-        row = {"class": name, "index": c["index"], "pattern": c["pattern"], "sources": c["sources"], "offered": c["offered"], "accepted": c["accepted"], "marked": c["marked"]}
+        # Summaries stored by sweeps before `marked` existed (2026-11-23) read as not measured.
+        marked = c.get("marked", math.nan)
+        row = {"class": name, "index": c["index"], "pattern": c["pattern"], "sources": c["sources"], "offered": c["offered"], "accepted": c["accepted"], "marked": marked}
         for lat in _LATENCIES:
             prefix = lat.removesuffix("_ns")
             for stat, v in c[lat].items():

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 import lossless
+from lossless.run import class_rows
 
 SHORT = ["simulation.measure_ns=20000"]
 
@@ -26,6 +27,15 @@ def test_run_returns_dataframes_with_the_documented_columns(default_example):
     assert (r.links["utilization"] <= 1.0 + 1e-9).all()
     k = r.counters
     assert k["in_flight"] == k["injected"] - k["delivered"] - k["dropped"]
+    assert c.loc["uniform", "marked"] == 0.0  # no congestion control, no marks
+
+
+def test_summaries_stored_before_marked_existed_read_it_as_not_measured(default_example):
+    summary = lossless.run(default_example, set=SHORT).summary
+    del summary["classes"]["uniform"]["marked"]
+    rows = class_rows(summary)
+    assert pd.isna(rows[0]["marked"])
+    assert rows[0]["accepted"] == summary["classes"]["uniform"]["accepted"]
 
 
 def test_python_and_cli_give_the_same_result(default_example, tmp_path):
