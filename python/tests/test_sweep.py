@@ -13,6 +13,7 @@ import pytest
 
 import lossless
 from lossless.sweeps import Spec
+from lossless.sweeps.store import write_atomically
 
 # Short windows keep the 36-point sweeps at a few seconds.
 SHORT = {"simulation.warmup_ns": 2_000, "simulation.measure_ns": 10_000}
@@ -202,3 +203,15 @@ def test_the_tutorial_script_runs(tmp_path):
     assert "SRP latency at 80% load" in p.stdout
     assert (tmp_path / "latency.png").stat().st_size > 0 and (tmp_path / "report.html").stat().st_size > 0
     assert len(lossless.load(tmp_path).meta) == 30
+
+
+def test_files_are_renamed_into_place_with_the_usual_permissions(tmp_path):
+    # Results, figures and tables go through one atomic writer; shared result directories need
+    # them readable by others (the umask's permissions, not a temporary file's 0600).
+    old = os.umask(0o022)
+    try:
+        write_atomically(tmp_path / "x.json", lambda tmp: Path(tmp).write_text("{}"))
+    finally:
+        os.umask(old)
+    assert (tmp_path / "x.json").stat().st_mode & 0o777 == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ["x.json"]

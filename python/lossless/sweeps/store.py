@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
+import uuid
 from pathlib import Path
 from typing import Any, Callable
 
@@ -29,9 +29,11 @@ def key_of(resolved_toml: str) -> str:
 
 
 def write_atomically(path: Path, write: Callable[[str], None]) -> None:
-    """Calls `write(tmp_path)`, then renames tmp_path to `path` (same directory: atomic)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
+    """Calls `write(tmp_path)`, then renames tmp_path to `path` (same directory: atomic).
+
+    `write` creates the temporary file itself, so it gets the usual permissions (the umask's),
+    not mkstemp's owner-only ones."""
+    tmp = str(path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp")
     try:
         write(tmp)
         with open(tmp, "rb") as f:
