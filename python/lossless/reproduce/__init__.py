@@ -12,9 +12,12 @@ from __future__ import annotations
 import argparse
 import csv
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
+
+from ..sweeps.store import write_atomically
 
 # The examples directory of a source checkout (editable installs), else of the current directory.
 _EXAMPLE_DIRS = [Path(__file__).resolve().parents[3] / "examples", Path.cwd() / "examples"]
@@ -85,11 +88,15 @@ def reproduce(id: str, out: Path, full: bool = False, jobs: int | None = None) -
     d = out / id
     d.mkdir(parents=True, exist_ok=True)
     r = TARGETS[id].run(d, full, jobs)
-    with open(d / "checks.csv", "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["headline", "paper", "ours", "tolerance", "ok"])
-        for c in r.checks:
-            w.writerow([c.headline, c.paper, c.ours, c.tolerance, c.ok])
+
+    def write_checks(tmp: str) -> None:
+        with open(tmp, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["headline", "paper", "ours", "tolerance", "ok"])
+            for c in r.checks:
+                w.writerow([c.headline, c.paper, c.ours, c.tolerance, c.ok])
+
+    write_atomically(d / "checks.csv", write_checks)
     return r
 
 
@@ -111,11 +118,15 @@ def main(argv: list[str]) -> int:
         return 2
     all_ok = True
     for i in args.ids:
+        # Some targets run for minutes (docs/performance.md): say what is running, on stderr.
+        print(f"{i}: running{' --full' if args.full else ''} ...", file=sys.stderr, flush=True)
+        start = time.monotonic()
         try:
             r = reproduce(i, args.out, args.full, args.jobs)
         except (FileNotFoundError, ValueError) as e:  # ValueError includes lossless.ConfigError
             print(f"error: {i}: {e}", file=sys.stderr)
             return 2
+        print(f"{i}: done in {time.monotonic() - start:.0f} s", file=sys.stderr, flush=True)
         print(f"\n{r.id}: {r.title}\n{r.table()}")
         if r.figure:
             print(f"figure: {r.figure}")
