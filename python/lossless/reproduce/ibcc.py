@@ -151,10 +151,12 @@ def ib_t7(out: Path, full: bool, jobs) -> Reproduction:
     cost = mean_on / mean_off - 1
     r = Reproduction("ib-t7", "Thesis Paper III Fig 10 and Table II; Paper I Fig 8: scenario 2")
     r.check("CC off: each flow", "10.43 Gb/s (HW; 11.4 in Paper I)", f"{mean_off:.2f} Gb/s (32/3 = 10.67)", "10.67 ±0.1", abs(mean_off - 32 / 3) <= 0.1)
-    r.check("cost of CC (mean throughput)", "-3.5% (Paper III; Paper I HW about -21%)", f"{cost:+.1%}", "-7% to 0%", -0.07 <= cost <= 0.0)
+    # The testbed example's threshold (64 KiB) was chosen on these two rows: they are a
+    # calibration, and IB-T2/T3, IB-T9 and IB-T10 the check (docs/validation.md).
+    r.check("cost of CC (calibrates the threshold)", "-3.5% (Paper III; Paper I HW about -21%)", f"{cost:+.1%}", "-7% to 0%", -0.07 <= cost <= 0.0)
     r.check("jitter (SD of 1 ms samples)", "42x higher with CC", f"{sd(off) * 1000:.0f} -> {sd(on) * 1000:.0f} Mb/s", "at least 10x", sd(on) >= 10 * max(sd(off), 1e-3))
     values = [_gbps(on, f) for f in flows]
-    r.check("CC on: still fair", "yes", ", ".join(f"{v:.2f}" for v in values), "max/min <= 1.1", max(values) / min(values) <= 1.1)
+    r.check("CC on: still fair (calibrates it too)", "yes", ", ".join(f"{v:.2f}" for v in values), "max/min <= 1.1", max(values) / min(values) <= 1.1)
     r.figure = _series_figure({"CC off": off, "CC on": on}, "Scenario 2: no hot spot", out / "ib-t7.png")
     return r
 
