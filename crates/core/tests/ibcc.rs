@@ -15,6 +15,14 @@ fn scenario1(overrides: &[&str]) -> Summary {
     run_config(&example_with("ibcc/testbed_scenario1.toml", &o))
 }
 
+/// Testbed scenario 2 (IB-T7) with CC and its three flows started at once.
+fn scenario2(overrides: &[&str]) -> Summary {
+    let mut o =
+        vec!["cc.mechanism=\"ibcc\"", "simulation.warmup_ns=30000000", "simulation.measure_ns=30000000", "traffic.1.start_ns=0", "traffic.2.start_ns=0"];
+    o.extend_from_slice(overrides);
+    run_config(&example_with("ibcc/testbed_scenario2.toml", &o))
+}
+
 fn gbps(s: &Summary, class: &str) -> f64 {
     // Host links of the testbed run at 13 Gb/s.
     s.classes[class].accepted * 13.0
@@ -98,19 +106,7 @@ fn summed_voqs_leave_the_congestion_state_once_they_drain() {
     // under a packet. The packet being sent has left its VoQ, so the port leaves the state when
     // the VoQs drain and the flows share the S1 -> S2 link (32 Gb/s). Counting that packet kept
     // the port congested for good and every flow at the CCT's floor, 1.5 Gb/s.
-    let s = run_config(&example_with(
-        "ibcc/testbed_scenario2.toml",
-        &[
-            "cc.mechanism=\"ibcc\"",
-            "cc.ibcc.threshold=15",
-            "cc.ibcc.hysteresis_bytes=6656",
-            "cc.ibcc.threshold_mode=\"sum\"",
-            "simulation.warmup_ns=30000000",
-            "simulation.measure_ns=30000000",
-            "traffic.1.start_ns=0",
-            "traffic.2.start_ns=0",
-        ],
-    ));
+    let s = scenario2(&["cc.ibcc.threshold=15", "cc.ibcc.hysteresis_bytes=6656", "cc.ibcc.threshold_mode=\"sum\""]);
     let total: f64 = ["F1", "F2", "F3"].iter().map(|f| gbps(&s, f)).sum();
     assert!(total > 0.8 * 32.0, "S1 -> S2 carries {total:.2} Gb/s");
 }
@@ -121,17 +117,7 @@ fn under_a_single_threshold_the_flow_that_fills_its_voq_is_marked_least() {
     // flow's VoQ is the one that crosses it, while S1 serves the other two; it sends the fewest
     // packets in the congested state, so it gets the fewest marks, in fraction and per second,
     // and keeps its lead.
-    let s = run_config(&example_with(
-        "ibcc/testbed_scenario2.toml",
-        &[
-            "cc.mechanism=\"ibcc\"",
-            "cc.ibcc.threshold=15",
-            "simulation.warmup_ns=30000000",
-            "simulation.measure_ns=30000000",
-            "traffic.1.start_ns=0",
-            "traffic.2.start_ns=0",
-        ],
-    ));
+    let s = scenario2(&["cc.ibcc.threshold=15"]);
     let flows = ["F1", "F2", "F3"];
     let fastest = *flows.iter().max_by(|a, b| gbps(&s, a).total_cmp(&gbps(&s, b))).unwrap();
     let marks_per_s = |f: &str| gbps(&s, f) * s.classes[f].marked;
@@ -148,10 +134,7 @@ fn the_testbed_s_single_threshold_costs_a_few_percent_and_stays_fair() {
     // VoQs stay deep enough that S1's round-robin shares the link whatever the flows' CCTIs, and
     // a marking episode ends as soon as the level dips under the threshold: the paper's -3.5%,
     // fair (at 8 KiB the same flows split 8-13 Gb/s, the test above).
-    let s = run_config(&example_with(
-        "ibcc/testbed_scenario2.toml",
-        &["cc.mechanism=\"ibcc\"", "simulation.warmup_ns=30000000", "simulation.measure_ns=30000000", "traffic.1.start_ns=0", "traffic.2.start_ns=0"],
-    ));
+    let s = scenario2(&[]);
     let rates: Vec<f64> = ["F1", "F2", "F3"].iter().map(|f| gbps(&s, f)).collect();
     let (lo, hi) = (rates.iter().cloned().fold(f64::MAX, f64::min), rates.iter().cloned().fold(0.0, f64::max));
     assert!(rates.iter().sum::<f64>() > 0.93 * 32.0, "S1 -> S2 carries {rates:?} (no CC: 32 Gb/s)");
