@@ -4,15 +4,15 @@
 
 mod common;
 use common::*;
-use lossless_core::cc::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, Verdict};
+use lossless_core::cc::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, VcRole, Verdict};
 use lossless_core::ids::{NodeId, PortId, SwitchId};
 use lossless_core::packet::{CcHeader, Packet};
 use lossless_core::time::Time;
 use lossless_core::{Config, Sim, Summary};
 
 /// Control VC 0, data VC 1: the layout of the ECN network (SRP paper §4).
-fn two_vcs() -> Vec<VcClass> {
-    vec![VcClass::Control, VcClass::Data]
+fn two_vcs() -> Vec<VcRole> {
+    vec![VcRole::new("control", VcClass::Control), VcRole::new("data", VcClass::Data)]
 }
 
 fn run_with<M: Mechanism>(cfg: &Config, mech: M) -> (Summary, Sim<M>) {
@@ -43,7 +43,7 @@ impl Mechanism for AckAndMark {
     fn name(&self) -> &'static str {
         "ack-and-mark"
     }
-    fn vcs(&self) -> Vec<VcClass> {
+    fn vcs(&self) -> Vec<VcRole> {
         two_vcs()
     }
     fn data_vc(&self) -> u8 {
@@ -91,8 +91,8 @@ impl Mechanism for Pacer {
     fn name(&self) -> &'static str {
         "pacer"
     }
-    fn vcs(&self) -> Vec<VcClass> {
-        vec![VcClass::Data]
+    fn vcs(&self) -> Vec<VcRole> {
+        vec![VcRole::new("data", VcClass::Data)]
     }
     fn inject_gate(&mut self, ctx: &mut Ctx, q: QueueView) -> Gate {
         match self.next.get(&q.qp) {
@@ -128,8 +128,8 @@ impl Mechanism for Dropper {
     fn name(&self) -> &'static str {
         "dropper"
     }
-    fn vcs(&self) -> Vec<VcClass> {
-        vec![VcClass::Data]
+    fn vcs(&self) -> Vec<VcRole> {
+        vec![VcRole::new("data", VcClass::Data)]
     }
     fn on_message(&mut self, ctx: &mut Ctx, _: QueueView, _: u32) {
         if self.timer_fired == 0 {
@@ -180,8 +180,8 @@ impl Mechanism for QueuingBudget {
     fn name(&self) -> &'static str {
         "queuing-budget"
     }
-    fn vcs(&self) -> Vec<VcClass> {
-        vec![VcClass::Data]
+    fn vcs(&self) -> Vec<VcRole> {
+        vec![VcRole::new("data", VcClass::Data)]
     }
     fn at_queue_head(&mut self, ctx: &mut Ctx, _: SwitchId, _: PortId, pkt: &Packet) -> Verdict {
         let queued = pkt.queued_until(ctx.now(), self.router_latency);
@@ -223,8 +223,8 @@ impl Mechanism for LowToD2 {
     fn name(&self) -> &'static str {
         "low-to-d2"
     }
-    fn vcs(&self) -> Vec<VcClass> {
-        vec![VcClass::Data, VcClass::Low]
+    fn vcs(&self) -> Vec<VcRole> {
+        vec![VcRole::new("data", VcClass::Data), VcRole::new("low-priority data", VcClass::Low)]
     }
     fn data_vc(&self) -> u8 {
         0
@@ -287,8 +287,8 @@ impl Mechanism for ResendFirst {
     fn name(&self) -> &'static str {
         "resend-first"
     }
-    fn vcs(&self) -> Vec<VcClass> {
-        vec![VcClass::Data]
+    fn vcs(&self) -> Vec<VcRole> {
+        vec![VcRole::new("data", VcClass::Data)]
     }
     fn on_injected(&mut self, ctx: &mut Ctx, q: QueueView, pkt: &mut Packet) {
         if self.first.is_some_and(|(_, _, first)| first.uid == pkt.uid) {

@@ -14,7 +14,7 @@
 //!
 //! VCs: the control VC (0, FIFO) above the data VC (1, VOQ), as the ECN network of §4.
 
-use super::{throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, CONTROL_AND_DATA_VCS};
+use super::{throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcRole, CONTROL_AND_DATA_VCS};
 use crate::config::{Config, EcnConfig};
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
 use crate::packet::{CcHeader, Packet, PacketKind, CONGESTION_MARK};
@@ -87,7 +87,7 @@ impl Mechanism for EcnIpd {
         "ecn"
     }
 
-    fn vcs(&self) -> Vec<VcClass> {
+    fn vcs(&self) -> Vec<VcRole> {
         CONTROL_AND_DATA_VCS.to_vec()
     }
 

@@ -18,7 +18,7 @@
 //! VCs: a control VC (0, CNPs and ACKs) above the data VC (1, VOQ), one data VL as the thesis'
 //! experiments.
 
-use super::{throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, CONTROL_AND_DATA_VCS};
+use super::{throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcRole, CONTROL_AND_DATA_VCS};
 use crate::config::{Becn, Config, Granularity, IbCcConfig, Marking, ThresholdMode, TimerMode};
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
 use crate::packet::{CcHeader, Packet, PacketKind, CONGESTION_MARK};
@@ -160,7 +160,7 @@ impl Mechanism for IbCc {
         "ibcc"
     }
 
-    fn vcs(&self) -> Vec<VcClass> {
+    fn vcs(&self) -> Vec<VcRole> {
         CONTROL_AND_DATA_VCS.to_vec()
     }
 

@@ -30,12 +30,26 @@ use crate::packet::Packet;
 use crate::time::{Rate, Time};
 
 /// Priority classes of virtual channels: control > data > low (speculative / throttled).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum VcClass {
     Control = 0,
     Data = 1,
     Low = 2,
+}
+
+/// A virtual channel a mechanism needs: what travels on it (named in messages about
+/// `cc.vcs`, which may give it another class) and its priority class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VcRole {
+    pub carries: &'static str,
+    pub class: VcClass,
+}
+
+impl VcRole {
+    pub const fn new(carries: &'static str, class: VcClass) -> VcRole {
+        VcRole { carries, class }
+    }
 }
 
 /// Which hooks a mechanism uses; the engine does not even prepare the arguments of the others.
@@ -97,7 +111,7 @@ impl Gate {
 
 /// One control VC (0) above one data VC (1): the layout of the notification-based mechanisms
 /// (ECN, IB CC, Santos et al.).
-pub(crate) const CONTROL_AND_DATA_VCS: [VcClass; 2] = [VcClass::Control, VcClass::Data];
+pub(crate) const CONTROL_AND_DATA_VCS: [VcRole; 2] = [VcRole::new("control packets", VcClass::Control), VcRole::new("data", VcClass::Data)];
 
 /// What a switch does with a packet that reached the head of its input queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,10 +174,10 @@ pub trait Mechanism {
     /// The name used in results (`summary.json`'s `mechanism`).
     fn name(&self) -> &'static str;
 
-    /// The priority class of each virtual channel the network needs for this mechanism, in VC
-    /// index order. The network gives data-class VCs the configured input queueing
-    /// (`switch.input_queues`) and the others FIFOs.
-    fn vcs(&self) -> Vec<VcClass>;
+    /// The virtual channels the network needs for this mechanism, in VC index order, with their
+    /// default classes (`cc.vcs` may change the classes, not the number). The network gives
+    /// data-class VCs the configured input queueing (`switch.input_queues`) and the others FIFOs.
+    fn vcs(&self) -> Vec<VcRole>;
 
     /// The VC of ordinary data packets.
     fn data_vc(&self) -> Vc {

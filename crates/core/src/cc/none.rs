@@ -1,7 +1,7 @@
 //! The baseline: no congestion control, one data VC (SRP paper §4: "In the baseline network, a
 //! single VC is used to transmit all network traffic").
 
-use super::{Hooks, Mechanism, VcClass};
+use super::{Hooks, Mechanism, VcClass, VcRole};
 
 pub struct NoCc;
 
@@ -12,7 +12,7 @@ impl Mechanism for NoCc {
         "none"
     }
 
-    fn vcs(&self) -> Vec<VcClass> {
-        vec![VcClass::Data]
+    fn vcs(&self) -> Vec<VcRole> {
+        vec![VcRole::new("data", VcClass::Data)]
     }
 }

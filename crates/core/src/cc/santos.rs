@@ -14,7 +14,7 @@
 //!
 //! VCs: the control VC (0, ACKs) above the data VC (1).
 
-use super::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, CONTROL_AND_DATA_VCS};
+use super::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcRole, CONTROL_AND_DATA_VCS};
 use crate::config::{Config, Response, SantosConfig, SantosMarking};
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
 use crate::packet::{CcHeader, Packet, PacketKind, CONGESTION_MARK};
@@ -122,7 +122,7 @@ impl Mechanism for Santos {
         "santos"
     }
 
-    fn vcs(&self) -> Vec<VcClass> {
+    fn vcs(&self) -> Vec<VcRole> {
         CONTROL_AND_DATA_VCS.to_vec()
     }
 

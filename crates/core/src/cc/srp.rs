@@ -27,7 +27,7 @@
 //! them once every other packet of the reservation is sent. Either may deliver a packet twice;
 //! the receiver counts the second arrival as a duplicate.
 
-use super::{Ctx, Gate, Hooks, Mechanism, QueueView, VcClass, Verdict};
+use super::{Ctx, Gate, Hooks, Mechanism, QueueView, VcClass, VcRole, Verdict};
 use crate::config::Config;
 use crate::ids::{NodeId, PortId, QpId, SwitchId, Vc};
 use crate::packet::{CcHeader, Packet, PacketKind};
@@ -180,8 +180,13 @@ impl Mechanism for Srp {
         "srp"
     }
 
-    fn vcs(&self) -> Vec<VcClass> {
-        vec![VcClass::Control, VcClass::Control, VcClass::Data, VcClass::Low]
+    fn vcs(&self) -> Vec<VcRole> {
+        vec![
+            VcRole::new("reservations", VcClass::Control),
+            VcRole::new("grants, ACKs and NACKs", VcClass::Control),
+            VcRole::new("data", VcClass::Data),
+            VcRole::new("speculative packets", VcClass::Low),
+        ]
     }
 
     fn data_vc(&self) -> Vc {

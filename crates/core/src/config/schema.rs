@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::cc::VcClass;
+
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
@@ -261,6 +263,10 @@ impl Default for NicConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct CcConfig {
     pub mechanism: Mechanism,
+    /// The priority class of each of the mechanism's virtual channels, in VC order, instead of
+    /// its own (e.g. SRP's speculative VC at `data` priority, against §3's low priority). The
+    /// number of VCs is the mechanism's: each carries its own packets (docs/config.md).
+    pub vcs: Option<Vec<VcClass>>,
     pub ecn: EcnConfig,
     pub srp: SrpConfig,
     pub ibcc: IbCcConfig,

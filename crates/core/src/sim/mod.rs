@@ -100,6 +100,29 @@ pub fn check(cfg: &Config) -> ConfigResult<()> {
     with_mechanism!(cfg, m => Sim::new(cfg, m).map(|_| ()))
 }
 
+/// The class of each of the mechanism's VCs: its own, or `cc.vcs`. The override may re-rank the
+/// VCs but not merge or drop one (SRP's reservations and replies on one VC could deadlock, §3),
+/// and the data VC stays `data`: its VOQs are what the mechanisms' thresholds read.
+fn vc_classes<M: Mechanism>(cfg: &Config, mech: &M) -> ConfigResult<Vec<VcClass>> {
+    let roles = mech.vcs();
+    if roles.is_empty() || roles.len() > Vc::MAX as usize {
+        return Err(ConfigError::new("cc.mechanism", "the mechanism defines no virtual channel"));
+    }
+    let Some(classes) = &cfg.cc.vcs else { return Ok(roles.iter().map(|r| r.class).collect()) };
+    let layout = || roles.iter().enumerate().map(|(i, r)| format!("{i}: {}", r.carries)).collect::<Vec<_>>().join(", ");
+    if classes.len() != roles.len() {
+        return Err(ConfigError::new(
+            "cc.vcs",
+            format!("`{}` needs {} virtual channels ({}); give one class for each, in that order (got {})", mech.name(), roles.len(), layout(), classes.len()),
+        ));
+    }
+    let data = mech.data_vc() as usize;
+    if classes[data] != VcClass::Data {
+        return Err(ConfigError::new("cc.vcs", format!("VC {data} carries `{}`'s data packets and must stay \"data\" ({})", mech.name(), layout())));
+    }
+    Ok(classes.clone())
+}
+
 pub(crate) struct Params {
     pub router_latency: Time,
     pub in_cap: u32,
@@ -152,10 +175,7 @@ impl<M: Mechanism> Sim<M> {
         let warmup = ps_from_ns(cfg.simulation.warmup_ns);
         let end = warmup + ps_from_ns(cfg.simulation.measure_ns);
         let traffic = traffic::resolve(cfg, &topo, end)?;
-        let classes = mech.vcs();
-        if classes.is_empty() || classes.len() > Vc::MAX as usize {
-            return Err(ConfigError::new("cc.mechanism", "the mechanism defines no virtual channel"));
-        }
+        let classes = vc_classes(cfg, &mech)?;
         let data_queue = cfg.switch.input_queue();
         let vcs: Vec<VcSpec> =
             classes.into_iter().map(|class| VcSpec { class, queue: if class == VcClass::Data { data_queue } else { InputQueue::Fifo } }).collect();
