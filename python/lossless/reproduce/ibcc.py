@@ -112,16 +112,18 @@ def ib_t4(out: Path, full: bool, jobs) -> Reproduction:
     points = [(cfg, {**over, "simulation.seed": s, "cc.ibcc.hysteresis_bytes": g}) for g in gaps for s in seeds]
     runs = run_many(points, jobs)
     names = ["H2", "H3", "H6", "H7"]
-    last = {}
-    for g in gaps:
-        per_seed = [_phase_means(run, 4, full).iloc[-1][names] for (_, o), run in zip(points, runs) if o["cc.ibcc.hysteresis_bytes"] == g]
-        last[g] = sum(per_seed) / len(per_seed)
+    # Each run's shares with all four flows active, per hysteresis.
+    shares = {g: [_phase_means(run, 4, full).iloc[-1][names] for (_, o), run in zip(points, runs) if o["cc.ibcc.hysteresis_bytes"] == g] for g in gaps}
+    # Fairness is a property of a run (the thesis shows one): which flow a single threshold
+    # favours changes with the seed, so shares averaged over seeds first would look fair.
+    spread = {g: statistics.mean(s.max() / s.min() for s in shares[g]) for g in gaps}
     r = Reproduction("ib-t4", "Thesis Paper II Figs 3, 4, 6, 7: Type I fairness")
-    spread = {g: last[g].max() / last[g].min() for g in gaps}
-    r.check("single threshold: shares", "unequal", f"max/min {spread[0]:.2f}", "> 1.25", spread[0] > 1.25)
-    r.check("single threshold: the last-added flow gets the most", "H7 largest", f"largest {last[0].idxmax()}", "H7", last[0].idxmax() == "H7")
+    r.check("single threshold: shares", "unequal", f"max/min {spread[0]:.2f} (mean of {len(seeds)} runs)", "> 1.25", spread[0] > 1.25)
+    largest = [s.idxmax() for s in shares[0]]
+    r.check("single threshold: the last-added flow gets the most", "H7 largest", f"largest per run: {', '.join(largest)}", "H7 in every run", set(largest) == {"H7"})
     r.check(f"hysteresis {HYSTERESIS_BYTES} B (3.25 MTU): shares", "equal", f"max/min {spread[HYSTERESIS_BYTES]:.2f}", "<= 1.10", spread[HYSTERESIS_BYTES] <= 1.10)
     r.check("hysteresis of 0.5 MTU (1024 B)", "unfair (needs > 1 MTU)", f"max/min {spread[1024]:.2f}", "> 1.25", spread[1024] > 1.25)
+    last = {g: sum(shares[g]) / len(shares[g]) for g in gaps}
     fig, ax = plt.subplots(figsize=(7, 4))
     width = 0.8 / len(gaps)
     for i, g in enumerate(gaps):
