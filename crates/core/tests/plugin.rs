@@ -12,7 +12,7 @@ use lossless_core::{Config, Sim, Summary};
 
 /// Control VC 0, data VC 1: the layout of the ECN network (SRP paper §4).
 fn two_vcs() -> Vec<VcRole> {
-    vec![VcRole::new("control", VcClass::Control), VcRole::new("data", VcClass::Data)]
+    vec![VcRole::new("control", VcClass::Control), VcRole::DATA]
 }
 
 fn run_with<M: Mechanism>(cfg: &Config, mech: M) -> (Summary, Sim<M>) {
@@ -92,7 +92,7 @@ impl Mechanism for Pacer {
         "pacer"
     }
     fn vcs(&self) -> Vec<VcRole> {
-        vec![VcRole::new("data", VcClass::Data)]
+        vec![VcRole::DATA]
     }
     fn inject_gate(&mut self, ctx: &mut Ctx, q: QueueView) -> Gate {
         match self.next.get(&q.qp) {
@@ -129,7 +129,7 @@ impl Mechanism for Dropper {
         "dropper"
     }
     fn vcs(&self) -> Vec<VcRole> {
-        vec![VcRole::new("data", VcClass::Data)]
+        vec![VcRole::DATA]
     }
     fn on_message(&mut self, ctx: &mut Ctx, _: QueueView, _: u32) {
         if self.timer_fired == 0 {
@@ -181,7 +181,7 @@ impl Mechanism for QueuingBudget {
         "queuing-budget"
     }
     fn vcs(&self) -> Vec<VcRole> {
-        vec![VcRole::new("data", VcClass::Data)]
+        vec![VcRole::DATA]
     }
     fn at_queue_head(&mut self, ctx: &mut Ctx, _: SwitchId, _: PortId, pkt: &Packet) -> Verdict {
         let queued = pkt.queued_until(ctx.now(), self.router_latency);
@@ -224,7 +224,7 @@ impl Mechanism for LowToD2 {
         "low-to-d2"
     }
     fn vcs(&self) -> Vec<VcRole> {
-        vec![VcRole::new("data", VcClass::Data), VcRole::new("low-priority data", VcClass::Low)]
+        vec![VcRole::DATA, VcRole::new("low-priority data", VcClass::Low)]
     }
     fn data_vc(&self) -> u8 {
         0
@@ -288,7 +288,7 @@ impl Mechanism for ResendFirst {
         "resend-first"
     }
     fn vcs(&self) -> Vec<VcRole> {
-        vec![VcRole::new("data", VcClass::Data)]
+        vec![VcRole::DATA]
     }
     fn on_injected(&mut self, ctx: &mut Ctx, q: QueueView, pkt: &mut Packet) {
         if self.first.is_some_and(|(_, _, first)| first.uid == pkt.uid) {

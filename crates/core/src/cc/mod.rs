@@ -47,6 +47,9 @@ pub struct VcRole {
 }
 
 impl VcRole {
+    /// Ordinary data packets, on a data-class VC: every mechanism has one.
+    pub const DATA: VcRole = VcRole::new("data", VcClass::Data);
+
     pub const fn new(carries: &'static str, class: VcClass) -> VcRole {
         VcRole { carries, class }
     }
@@ -111,7 +114,7 @@ impl Gate {
 
 /// One control VC (0) above one data VC (1): the layout of the notification-based mechanisms
 /// (ECN, IB CC, Santos et al.).
-pub(crate) const CONTROL_AND_DATA_VCS: [VcRole; 2] = [VcRole::new("control packets", VcClass::Control), VcRole::new("data", VcClass::Data)];
+pub(crate) const CONTROL_AND_DATA_VCS: [VcRole; 2] = [VcRole::new("control packets", VcClass::Control), VcRole::DATA];
 
 /// What a switch does with a packet that reached the head of its input queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

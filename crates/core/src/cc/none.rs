@@ -1,7 +1,7 @@
 //! The baseline: no congestion control, one data VC (SRP paper §4: "In the baseline network, a
 //! single VC is used to transmit all network traffic").
 
-use super::{Hooks, Mechanism, VcClass, VcRole};
+use super::{Hooks, Mechanism, VcRole};
 
 pub struct NoCc;
 
@@ -13,6 +13,6 @@ impl Mechanism for NoCc {
     }
 
     fn vcs(&self) -> Vec<VcRole> {
-        vec![VcRole::new("data", VcClass::Data)]
+        vec![VcRole::DATA]
     }
 }

@@ -184,7 +184,7 @@ impl Mechanism for Srp {
         vec![
             VcRole::new("reservations", VcClass::Control),
             VcRole::new("grants, ACKs and NACKs", VcClass::Control),
-            VcRole::new("data", VcClass::Data),
+            VcRole::DATA,
             VcRole::new("speculative packets", VcClass::Low),
         ]
     }
