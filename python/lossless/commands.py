@@ -66,9 +66,12 @@ def guarded(action: Callable[[], int], on_interrupt: str) -> int:
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         return action()
-    except (ConfigError, FileNotFoundError, ValueError) as e:
+    except (ConfigError, FileNotFoundError, ValueError) as e:  # ValueError includes OutputError
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except OSError as e:  # read-only place, disk full: the file system's words, on one line
+        print(f"error: {e.strerror or e}: {e.filename or ''}".rstrip(": "), file=sys.stderr)
+        return EXIT_FAILED
     except KeyboardInterrupt:
         print(f"\ninterrupted: {on_interrupt}", file=sys.stderr)
         return EXIT_INTERRUPTED

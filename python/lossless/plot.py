@@ -23,6 +23,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from .outputs import check_file  # noqa: E402
 from .saturation import Saturation  # noqa: E402
 from .sweeps.results import SweepResults  # noqa: E402
 from .sweeps.store import write_atomically  # noqa: E402
@@ -158,10 +159,8 @@ def saturation(searches: Mapping[Any, Saturation], *, xlabel: str) -> Figure:
 
 def save(fig: Figure, path: str | os.PathLike) -> Path:
     """Writes `fig` atomically as PNG or SVG (by the file's extension)."""
-    path = Path(path)
+    path = check_file(path, "--out", (".png", ".svg"))
     fmt = path.suffix.lstrip(".").lower()
-    if fmt not in ("png", "svg"):
-        raise ValueError(f"{path}: give a .png or .svg file name")
     write_atomically(path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=150))
     plt.close(fig)
     return path

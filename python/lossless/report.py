@@ -19,6 +19,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from . import plot
+from .outputs import check_file
 from .sweeps.results import SweepResults, load
 from .sweeps.store import Store, write_atomically
 
@@ -41,7 +42,7 @@ def report(directory: str | os.PathLike, out: str | os.PathLike | None = None) -
     directory = Path(directory)
     results = load(directory)
     manifest = Store(directory).read_manifest()
-    out = Path(out) if out else directory / "report.html"
+    out = check_file(out if out else directory / "report.html", "--out", (".html",))
     page = _page(directory, results, manifest)
     write_atomically(out, lambda tmp: Path(tmp).write_text(page))
     return out

@@ -32,7 +32,8 @@ enum Command {
     Run {
         /// Scenario file (TOML); see docs/config.md.
         config: PathBuf,
-        /// Output directory; replaced as a whole when the run completes.
+        /// Output directory: created, or replaced as a whole when the run completes if it is
+        /// empty or holds an earlier run's results (never a directory of yours).
         #[arg(long)]
         out: PathBuf,
         /// Overrides simulation.seed.
@@ -91,6 +92,19 @@ fn bad_input(path: &Path, e: &ConfigError) -> i32 {
     EXIT_BAD_INPUT
 }
 
+fn output_error(out: &Path, e: &output::OutputError) -> i32 {
+    match e {
+        output::OutputError::Refused(why) => {
+            eprintln!("error: {why}");
+            EXIT_BAD_INPUT
+        }
+        output::OutputError::Io(io) => {
+            eprintln!("error: writing results to {}: {io}", out.display());
+            EXIT_FAILURE
+        }
+    }
+}
+
 fn run(path: &Path, out: &Path, seed: Option<u64>, set: &[String], quiet: bool) -> i32 {
     let cfg = match load(path, seed, set) {
         Ok(c) => c,
@@ -100,6 +114,9 @@ fn run(path: &Path, out: &Path, seed: Option<u64>, set: &[String], quiet: bool) 
     if let Err(e) = lossless_core::check(&cfg) {
         return bad_input(path, &e);
     }
+    if let Err(e) = output::claim(out) {
+        return output_error(out, &e);
+    }
     let mut bar = progress::Bar::new(quiet);
     let summary = match lossless_core::run(&cfg, &mut |p| bar.update(p)) {
         Ok(s) => s,
@@ -107,8 +124,7 @@ fn run(path: &Path, out: &Path, seed: Option<u64>, set: &[String], quiet: bool) 
     };
     bar.finish();
     if let Err(e) = output::write_atomically(out, &cfg, &summary) {
-        eprintln!("error: writing results to {}: {e}", out.display());
-        return EXIT_FAILURE;
+        return output_error(out, &e);
     }
     if !quiet {
         output::print_table(&summary);

@@ -1,36 +1,111 @@
 //! Result files, written atomically: everything goes to a hidden sibling directory that is
 //! renamed onto `--out` only when complete, so an interrupted run never leaves a directory that
 //! looks finished.
+//!
+//! `--out` is replaced only when lossless may own it: it does not exist, is empty, or holds the
+//! marker file that lossless writes into every result directory. A directory of the user's, the
+//! working directory, one of its ancestors, `/` and the home directory are never touched. The
+//! Python commands (sweep, reproduce) follow the same rule with the same marker
+//! (`python/lossless/outputs.py`).
 
 use lossless_core::{Config, Summary};
+use std::fmt;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-pub fn write_atomically(out: &Path, cfg: &Config, s: &Summary) -> io::Result<()> {
-    let partial = partial_dir(out);
+/// The file that marks a directory as written by lossless (and so replaceable by it).
+pub const MARKER: &str = ".lossless";
+
+/// Why results could not be written.
+#[derive(Debug)]
+pub enum OutputError {
+    /// `--out` names a place lossless must not replace: the user chooses another (exit 2).
+    Refused(String),
+    /// The file system failed (read-only, full, ...): exit 1.
+    Io(io::Error),
+}
+
+impl fmt::Display for OutputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OutputError::Refused(why) => write!(f, "{why}"),
+            OutputError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl From<io::Error> for OutputError {
+    fn from(e: io::Error) -> Self {
+        OutputError::Io(e)
+    }
+}
+
+/// Checks that `out` may be (re)placed by a run's results; called before the run, so that a
+/// long run is not wasted, and again just before replacing.
+pub fn claim(out: &Path) -> Result<(), OutputError> {
+    let refuse = |why: String| Err(OutputError::Refused(format!("`--out {}`: {why}", out.display())));
+    if out.file_name().is_none() {
+        return refuse("name a directory for the results (not `.`, `..` or `/`)".into());
+    }
+    let meta = match fs::symlink_metadata(out) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e.into()),
+    };
+    if !meta.is_dir() {
+        return refuse("exists and is not a directory (a file or a link): choose a new directory name".into());
+    }
+    let real = fs::canonicalize(out)?;
+    if protected(&real) {
+        return refuse(format!("is {}, which lossless never replaces: choose a new directory", real.display()));
+    }
+    if real.join(MARKER).is_file() || fs::read_dir(&real)?.next().is_none() {
+        return Ok(());
+    }
+    refuse(format!("exists and was not written by lossless (it has no `{MARKER}` file): choose a new directory, or empty this one yourself"))
+}
+
+/// The root, the home directory, and the working directory or any directory above it.
+fn protected(real: &Path) -> bool {
+    let home = std::env::var_os("HOME").and_then(|h| fs::canonicalize(h).ok());
+    let cwd = std::env::current_dir().and_then(fs::canonicalize).ok();
+    real.parent().is_none() || home.as_deref() == Some(real) || cwd.is_some_and(|c| c.starts_with(real))
+}
+
+pub fn write_atomically(out: &Path, cfg: &Config, s: &Summary) -> Result<(), OutputError> {
+    claim(out)?;
+    let partial = sibling(out, "partial");
     if partial.exists() {
         fs::remove_dir_all(&partial)?;
     }
     fs::create_dir_all(&partial)?;
-    let result = write_files(&partial, cfg, s).and_then(|()| {
-        if out.exists() {
-            fs::remove_dir_all(out)?;
-        }
-        fs::rename(&partial, out)
-    });
+    let result = write_files(&partial, cfg, s).and_then(|()| replace(&partial, out));
     if result.is_err() {
         let _ = fs::remove_dir_all(&partial);
     }
-    result
+    Ok(result?)
 }
 
-fn partial_dir(out: &Path) -> PathBuf {
+/// Moves `partial` onto `out`. A previous result directory is first moved aside, so that at no
+/// moment does `out` hold a mix of the two runs' files.
+fn replace(partial: &Path, out: &Path) -> io::Result<()> {
+    if !out.exists() {
+        return fs::rename(partial, out);
+    }
+    let old = sibling(out, "old");
+    fs::rename(out, &old)?;
+    fs::rename(partial, out)?;
+    fs::remove_dir_all(&old)
+}
+
+fn sibling(out: &Path, what: &str) -> PathBuf {
     let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
-    out.with_file_name(format!(".{name}.partial-{}", std::process::id()))
+    out.with_file_name(format!(".{name}.{what}-{}", std::process::id()))
 }
 
 fn write_files(dir: &Path, cfg: &Config, s: &Summary) -> io::Result<()> {
+    fs::write(dir.join(MARKER), format!("written by lossless {}\n", env!("CARGO_PKG_VERSION")))?;
     let json = serde_json::to_string_pretty(s).map_err(io::Error::other)?;
     fs::write(dir.join("summary.json"), json + "\n")?;
     let toml = toml::to_string(cfg).map_err(io::Error::other)?;

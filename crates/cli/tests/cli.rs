@@ -122,3 +122,51 @@ fn a_killed_run_leaves_no_finished_looking_output() {
     assert!(!out.exists());
     assert!(!out.join("summary.json").exists());
 }
+
+/// A short run of the default example into `out`, from the working directory `cwd`.
+fn short_run(cwd: &Path, out: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lossless"))
+        .current_dir(cwd)
+        .args(["run", &example("fattree256_uniform.toml"), "--out", out, "--set", "simulation.measure_ns=2000", "--set", "simulation.warmup_ns=0", "-q"])
+        .output()
+        .expect("runs")
+}
+
+#[test]
+fn out_never_replaces_a_directory_lossless_did_not_write() {
+    let tmp = tempfile::tempdir().unwrap();
+    let work = tmp.path().join("work");
+    let mine = work.join("mine");
+    std::fs::create_dir_all(&mine).unwrap();
+    std::fs::write(mine.join("keep"), "a user's file").unwrap();
+    std::fs::write(work.join("notes.txt"), "a user's file").unwrap();
+    for out in ["mine", ".", "..", "notes.txt", "/"] {
+        let o = short_run(&work, out);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "--out {out}: {err}");
+        assert!(err.contains(&format!("--out {out}")), "--out {out}: {err}");
+    }
+    assert_eq!(std::fs::read_to_string(mine.join("keep")).unwrap(), "a user's file");
+    assert_eq!(std::fs::read_to_string(work.join("notes.txt")).unwrap(), "a user's file");
+    let mut left: Vec<_> = std::fs::read_dir(&work).unwrap().map(|e| e.unwrap().file_name()).collect();
+    left.sort();
+    assert_eq!(left, ["mine", "notes.txt"], "no partial directory is left either");
+}
+
+#[test]
+fn out_replaces_an_empty_directory_and_an_earlier_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join("empty")).unwrap();
+    let o = short_run(tmp.path(), "empty");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let first = std::fs::read_to_string(tmp.path().join("empty/summary.json")).unwrap();
+    // Written by lossless, so a second run may replace it, and replaces it whole.
+    std::fs::write(tmp.path().join("empty/stale.csv"), "from the first run").unwrap();
+    let o = short_run(tmp.path(), "empty");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!tmp.path().join("empty/stale.csv").exists());
+    let second = std::fs::read_to_string(tmp.path().join("empty/summary.json")).unwrap();
+    let classes = |s: &str| serde_json::from_str::<serde_json::Value>(s).unwrap()["classes"].clone();
+    assert_eq!(classes(&first), classes(&second));
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1, "nothing left beside it");
+}

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from ..outputs import OutputError, claim_dir
 from ..sweeps.store import write_atomically
 
 # The examples directory of a source checkout (editable installs), else of the current directory.
@@ -85,8 +86,7 @@ def reproduce(id: str, out: Path, full: bool = False, jobs: int | None = None) -
     """Runs target `id`, writes its figure and table under `out/id`, returns the result."""
     if id not in TARGETS:
         raise KeyError(f"unknown reproduction `{id}`; known: {', '.join(sorted(TARGETS))}")
-    d = out / id
-    d.mkdir(parents=True, exist_ok=True)
+    d = claim_dir(Path(out) / id)
     r = TARGETS[id].run(d, full, jobs)
 
     def write_checks(tmp: str) -> None:
@@ -123,9 +123,12 @@ def main(argv: list[str]) -> int:
         start = time.monotonic()
         try:
             r = reproduce(i, args.out, args.full, args.jobs)
-        except (FileNotFoundError, ValueError) as e:  # ValueError includes lossless.ConfigError
+        except (FileNotFoundError, ValueError) as e:  # ValueError includes ConfigError and OutputError
             print(f"error: {i}: {e}", file=sys.stderr)
             return 2
+        except OSError as e:
+            print(f"error: {i}: writing to {args.out}: {e.strerror or e}", file=sys.stderr)
+            return 1
         print(f"{i}: done in {time.monotonic() - start:.0f} s", file=sys.stderr, flush=True)
         print(f"\n{r.id}: {r.title}\n{r.table()}")
         if r.figure:

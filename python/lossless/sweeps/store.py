@@ -17,11 +17,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import uuid
 from pathlib import Path
 from typing import Any, Callable
 
+from ..outputs import claim_dir
+
 MANIFEST = "sweep.json"
+# What `write_atomically` names its temporary files: the only files a new sweep removes.
+_TMP = re.compile(r"\..+\.[0-9a-f]{32}\.tmp")
 
 
 def key_of(resolved_toml: str) -> str:
@@ -55,12 +60,15 @@ class Store:
         self.failures = self.root / "failures"
 
     def create(self) -> None:
-        for d in (self.root, self.points, self.failures):
-            d.mkdir(parents=True, exist_ok=True)
-        # Temporary files of a sweep killed mid-write.
+        """Claims the directory (`outputs.claim_dir`: new, empty or a sweep's) and clears the
+        temporary files of a sweep killed mid-write."""
+        claim_dir(self.root, also_ours=(MANIFEST,))
+        for d in (self.points, self.failures):
+            d.mkdir(exist_ok=True)
         for d in (self.root, self.points, self.failures):
             for tmp in d.glob(".*.tmp"):
-                tmp.unlink(missing_ok=True)
+                if _TMP.fullmatch(tmp.name):
+                    tmp.unlink(missing_ok=True)
 
     def finished(self, key: str) -> bool:
         return (self.points / f"{key}.json").is_file()
