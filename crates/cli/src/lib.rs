@@ -70,7 +70,8 @@ where
     match cli.command {
         Command::Run { config, out, seed, set, quiet } => run(&config, &out, seed, &set, quiet),
         Command::Validate { config, set } => match load(&config, None, &set).and_then(|c| lossless_core::check(&c).map(|_| c)) {
-            Ok(_) => {
+            Ok(cfg) => {
+                warn(&cfg);
                 println!("{}: valid", config.display());
                 0
             }
@@ -85,6 +86,12 @@ fn load(path: &Path, seed: Option<u64>, set: &[String]) -> Result<Config, Config
         overrides.push(format!("simulation.seed={s}"));
     }
     Config::from_file(path, &overrides)
+}
+
+fn warn(cfg: &Config) {
+    for w in cfg.warnings() {
+        eprintln!("warning: {w}");
+    }
 }
 
 fn bad_input(path: &Path, e: &ConfigError) -> i32 {
@@ -117,6 +124,7 @@ fn run(path: &Path, out: &Path, seed: Option<u64>, set: &[String], quiet: bool) 
     if let Err(e) = output::claim(out) {
         return output_error(out, &e);
     }
+    warn(&cfg);
     let mut bar = progress::Bar::new(quiet);
     let summary = match lossless_core::run(&cfg, &mut |p| bar.update(p)) {
         Ok(s) => s,

@@ -170,3 +170,38 @@ fn out_replaces_an_empty_directory_and_an_earlier_run() {
     assert_eq!(classes(&first), classes(&second));
     assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1, "nothing left beside it");
 }
+
+#[derive(serde::Deserialize)]
+struct BadInputs {
+    case: Vec<BadInput>,
+}
+
+#[derive(serde::Deserialize)]
+struct BadInput {
+    example: String,
+    set: Vec<String>,
+    key: String,
+    says: String,
+    #[allow(dead_code)] // for docs/bad-input.md
+    was: String,
+}
+
+#[test]
+fn every_bad_input_found_is_refused_with_its_key_and_writes_nothing() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad_inputs.toml");
+    let cases: BadInputs = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert!(cases.case.len() >= 15);
+    let tmp = tempfile::tempdir().unwrap();
+    let out = out_dir(&tmp);
+    for c in &cases.case {
+        let mut args = vec!["run".to_string(), example(&c.example), "--out".into(), out.to_string_lossy().into_owned(), "-q".into()];
+        for s in &c.set {
+            args.extend(["--set".to_string(), s.clone()]);
+        }
+        let o = Command::new(env!("CARGO_BIN_EXE_lossless")).args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{:?}: {err}", c.set);
+        assert!(err.contains(&format!("`{}`", c.key)) && err.contains(&c.says), "{:?}: `{err}` should name `{}` and say `{}`", c.set, c.key, c.says);
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0, "{:?} wrote something", c.set);
+    }
+}

@@ -9,10 +9,23 @@ pub type Time = u64;
 pub const PS_PER_NS: Time = 1_000;
 pub const PS_PER_US: Time = 1_000_000;
 
+/// Later than any run can reach (2^62 ps, 53 days; runs end by 2 x `config::limits::MAX_TIME_NS`):
+/// computed delays are capped at it, so that the current time plus any delay fits a `u64` and
+/// an event that far out simply never runs.
+pub const NEVER: Time = 1 << 62;
+
 /// Converts nanoseconds given by a user (possibly fractional, e.g. 204.8 ns) to picoseconds,
 /// rounding to the nearest picosecond.
 pub fn ps_from_ns(ns: f64) -> Time {
-    (ns * PS_PER_NS as f64).round() as Time
+    ps(ns * PS_PER_NS as f64)
+}
+
+/// A computed span in picoseconds, rounded, at least 0 and at most [`NEVER`].
+pub fn ps(x: f64) -> Time {
+    if x.is_nan() {
+        return NEVER;
+    }
+    (x.round().max(0.0) as Time).min(NEVER)
 }
 
 pub fn ns_from_ps(ps: Time) -> f64 {

@@ -18,7 +18,7 @@ use super::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcRole, CONTROL_
 use crate::config::{Config, Response, SantosConfig, SantosMarking};
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
 use crate::packet::{CcHeader, Packet, PacketKind, CONGESTION_MARK};
-use crate::time::Time;
+use crate::time::{ps, Time};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 const CONTROL_VC: Vc = 0;
@@ -191,7 +191,7 @@ impl Mechanism for Santos {
         if f.outstanding >= self.cfg.window_packets {
             return Gate::Hold;
         }
-        let gap = (f.last_ser as f64 / self.injection_rate(f.rate)).round() as Time;
+        let gap = ps(f.last_ser as f64 / self.injection_rate(f.rate));
         Gate::not_before(f.last_start + gap, ctx.now(), DATA_VC)
     }
 

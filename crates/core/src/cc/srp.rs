@@ -31,7 +31,7 @@ use super::{Ctx, Gate, Hooks, Mechanism, QueueView, VcClass, VcRole, Verdict};
 use crate::config::Config;
 use crate::ids::{NodeId, PortId, QpId, SwitchId, Vc};
 use crate::packet::{CcHeader, Packet, PacketKind};
-use crate::time::{ps_from_ns, Rate, Time};
+use crate::time::{ps, ps_from_ns, Rate, Time};
 
 const RESERVATION_VC: Vc = 0;
 const REPLY_VC: Vc = 1;
@@ -319,7 +319,7 @@ impl Mechanism for Srp {
                 }
                 let start = now.max(self.schedule[node as usize]);
                 let n = pkt.hdr.a as f64;
-                self.schedule[node as usize] = start + (n * (1.0 + self.epsilon) * self.tau_p as f64).round() as Time;
+                self.schedule[node as usize] = start + ps(n * (1.0 + self.epsilon) * self.tau_p as f64);
                 let hdr = CcHeader { a: pkt.hdr.stamp as u32, b: pkt.hdr.b, stamp: start, ..Default::default() };
                 ctx.send_control(node, pkt.src, REPLY_VC, GRANT, hdr);
             }

@@ -5,6 +5,7 @@
 //! `--set key=value` overrides apply) -> typed [`Config`] (serde, unknown keys refused) ->
 //! [`Config::validate`] (ranges and cross-field rules).
 
+pub mod limits;
 mod overrides;
 mod schema;
 mod validate;

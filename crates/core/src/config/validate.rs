@@ -1,6 +1,7 @@
 //! Range and cross-field checks. Host references (names, ids) are resolved, and checked, when
 //! the topology is built (`traffic::resolve`), because only then is the host set known.
 
+use super::limits::{self, fraction, gbps, in_range, packet_bytes, span_ns, time_ns};
 use super::schema::*;
 use crate::error::{ConfigError, ConfigResult};
 use crate::switch::InputQueue;
@@ -11,10 +12,10 @@ pub const MAX_SWITCH_PORTS: u32 = 63;
 
 impl Config {
     pub fn validate(&self) -> ConfigResult<()> {
-        self.simulation.validate()?;
+        self.simulation.validate(self.traffic.len())?;
         validate_topology(&self.topology)?;
-        self.switch.validate(&self.nic)?;
         self.nic.validate()?;
+        self.switch.validate(&self.nic)?;
         self.cc.ecn.validate()?;
         self.cc.srp.validate()?;
         self.cc.ibcc.validate()?;
@@ -56,37 +57,54 @@ impl Config {
     }
 }
 
-fn positive(key: &str, v: f64) -> ConfigResult<()> {
-    if v.is_finite() && v > 0.0 {
-        Ok(())
-    } else {
-        Err(ConfigError::new(key, format!("must be a positive number, got {v}")))
-    }
-}
-
-fn non_negative(key: &str, v: f64) -> ConfigResult<()> {
-    if v.is_finite() && v >= 0.0 {
-        Ok(())
-    } else {
-        Err(ConfigError::new(key, format!("must be zero or positive, got {v}")))
-    }
-}
-
 impl SimulationConfig {
-    fn validate(&self) -> ConfigResult<()> {
-        non_negative("simulation.warmup_ns", self.warmup_ns)?;
-        positive("simulation.measure_ns", self.measure_ns)?;
-        positive("simulation.bin_ns", self.bin_ns)?;
-        positive("simulation.cycle_ns", self.cycle_ns)
+    fn validate(&self, classes: usize) -> ConfigResult<()> {
+        time_ns("simulation.warmup_ns", self.warmup_ns)?;
+        span_ns("simulation.measure_ns", self.measure_ns)?;
+        span_ns("simulation.bin_ns", self.bin_ns)?;
+        span_ns("simulation.cycle_ns", self.cycle_ns)?;
+        // The time series covers the whole run, one row per bin and class.
+        let rows = ((self.warmup_ns + self.measure_ns) / self.bin_ns).ceil() * classes.max(1) as f64;
+        if rows > limits::MAX_SERIES_ROWS {
+            let min_bin = ((self.warmup_ns + self.measure_ns) * classes.max(1) as f64 / limits::MAX_SERIES_ROWS).ceil();
+            return Err(ConfigError::new(
+                "simulation.bin_ns",
+                format!(
+                    "gives {rows:.0} time-series rows (bins over warm-up and measurement, times classes); at most {:.0}: use bin_ns = {min_bin:.0} or more",
+                    limits::MAX_SERIES_ROWS
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Config {
+    /// What is valid but probably not what the user meant, one sentence each: a class that
+    /// starts after the run ends (common when a run is shortened with `--set`, so not an error).
+    pub fn warnings(&self) -> Vec<String> {
+        let end_ns = self.simulation.warmup_ns + self.simulation.measure_ns;
+        self.traffic
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.start_ns >= end_ns)
+            .map(|(i, t)| {
+                format!(
+                    "`traffic[{i}].start_ns` ({} ns) is not before the end of the run ({end_ns} ns): class `{}` sends nothing",
+                    t.start_ns,
+                    t.display_name(i)
+                )
+            })
+            .collect()
     }
 }
 
 fn validate_link(prefix: &str, l: &LinkConfig) -> ConfigResult<()> {
-    positive(&format!("{prefix}bandwidth_gbps"), l.bandwidth_gbps)?;
+    gbps(&format!("{prefix}bandwidth_gbps"), l.bandwidth_gbps)?;
     if let Some(h) = l.host_bandwidth_gbps {
-        positive(&format!("{prefix}host_bandwidth_gbps"), h)?;
+        gbps(&format!("{prefix}host_bandwidth_gbps"), h)?;
     }
-    non_negative(&format!("{prefix}latency_ns"), l.latency_ns)
+    time_ns(&format!("{prefix}latency_ns"), l.latency_ns)
 }
 
 fn validate_topology(t: &TopologyConfig) -> ConfigResult<()> {
@@ -128,10 +146,10 @@ fn validate_topology(t: &TopologyConfig) -> ConfigResult<()> {
             }
             for (i, l) in links.iter().enumerate() {
                 if let Some(b) = l.bandwidth_gbps {
-                    positive(&format!("topology.links[{i}].bandwidth_gbps"), b)?;
+                    gbps(&format!("topology.links[{i}].bandwidth_gbps"), b)?;
                 }
                 if let Some(d) = l.latency_ns {
-                    non_negative(&format!("topology.links[{i}].latency_ns"), d)?;
+                    time_ns(&format!("topology.links[{i}].latency_ns"), d)?;
                 }
             }
         }
@@ -141,26 +159,30 @@ fn validate_topology(t: &TopologyConfig) -> ConfigResult<()> {
 
 impl SwitchConfig {
     fn validate(&self, nic: &NicConfig) -> ConfigResult<()> {
-        non_negative("switch.router_latency_ns", self.router_latency_ns)?;
-        positive("switch.speedup", self.speedup)?;
+        time_ns("switch.router_latency_ns", self.router_latency_ns)?;
+        in_range("switch.speedup", self.speedup, limits::MIN_SPEEDUP, limits::MAX_SPEEDUP, "times the link rate")?;
         if self.input_buffer_packets.is_some() && self.input_buffer_bytes.is_some() {
             return Err(ConfigError::new("switch.input_buffer_bytes", "give the input buffer in packets or in bytes, not both"));
         }
         if self.output_buffer_packets.is_some() && self.output_buffer_bytes.is_some() {
             return Err(ConfigError::new("switch.output_buffer_bytes", "give the output buffer in packets or in bytes, not both"));
         }
-        // Virtual cut-through: a buffer must hold a whole packet.
-        if self.input_buffer_bytes(nic) < nic.data_packet_bytes {
-            return Err(ConfigError::new(
-                "switch.input_buffer_bytes",
-                format!("must hold at least one data packet ({} bytes) for virtual cut-through", nic.data_packet_bytes),
-            ));
-        }
-        if self.output_buffer_bytes(nic) < nic.data_packet_bytes {
-            return Err(ConfigError::new(
-                "switch.output_buffer_bytes",
-                format!("must hold at least one data packet ({} bytes) for virtual cut-through", nic.data_packet_bytes),
-            ));
+        let packet = u64::from(nic.data_packet_bytes);
+        for (side, packets, bytes, default) in [
+            ("input", self.input_buffer_packets, self.input_buffer_bytes, DEFAULT_INPUT_BUFFER_PACKETS),
+            ("output", self.output_buffer_packets, self.output_buffer_bytes, DEFAULT_OUTPUT_BUFFER_PACKETS),
+        ] {
+            let (key, total) = match bytes {
+                Some(b) => (format!("switch.{side}_buffer_bytes"), u64::from(b)),
+                None => (format!("switch.{side}_buffer_packets"), u64::from(packets.unwrap_or(default)) * packet),
+            };
+            // Virtual cut-through: a buffer must hold a whole packet.
+            if total < packet {
+                return Err(ConfigError::new(key, format!("must hold at least one data packet ({packet} bytes) for virtual cut-through")));
+            }
+            if total > limits::MAX_BUFFER_BYTES {
+                return Err(ConfigError::new(key, format!("gives {total} bytes per port and VC; at most {} (1 GiB)", limits::MAX_BUFFER_BYTES)));
+            }
         }
         if self.bypass_limit == 0 || self.bypass_limit > u32::from(u8::MAX) {
             return Err(ConfigError::new(
@@ -180,10 +202,12 @@ impl SwitchConfig {
         }
     }
 
+    /// Bytes per port and VC (validated to fit `limits::MAX_BUFFER_BYTES`).
     pub fn input_buffer_bytes(&self, nic: &NicConfig) -> u32 {
         self.input_buffer_bytes.unwrap_or(self.input_buffer_packets.unwrap_or(DEFAULT_INPUT_BUFFER_PACKETS).saturating_mul(nic.data_packet_bytes))
     }
 
+    /// Bytes per port and VC (validated to fit `limits::MAX_BUFFER_BYTES`).
     pub fn output_buffer_bytes(&self, nic: &NicConfig) -> u32 {
         self.output_buffer_bytes.unwrap_or(self.output_buffer_packets.unwrap_or(DEFAULT_OUTPUT_BUFFER_PACKETS).saturating_mul(nic.data_packet_bytes))
     }
@@ -191,9 +215,9 @@ impl SwitchConfig {
 
 impl EcnConfig {
     fn validate(&self) -> ConfigResult<()> {
-        positive("cc.ecn.ipd_increment_ns", self.ipd_increment_ns)?;
-        non_negative("cc.ecn.ipd_decrement_ns", self.ipd_decrement_ns)?;
-        positive("cc.ecn.decrement_timer_ns", self.decrement_timer_ns)?;
+        span_ns("cc.ecn.ipd_increment_ns", self.ipd_increment_ns)?;
+        time_ns("cc.ecn.ipd_decrement_ns", self.ipd_decrement_ns)?;
+        span_ns("cc.ecn.decrement_timer_ns", self.decrement_timer_ns)?;
         if !(self.threshold > 0.0 && self.threshold <= 1.0) {
             return Err(ConfigError::new("cc.ecn.threshold", format!("must be a fraction of the input buffer in (0, 1], got {}", self.threshold)));
         }
@@ -203,10 +227,9 @@ impl EcnConfig {
 
 impl SrpConfig {
     fn validate(&self) -> ConfigResult<()> {
-        if !(self.epsilon.is_finite() && self.epsilon >= 0.0) {
-            return Err(ConfigError::new("cc.srp.epsilon", format!("must be zero or positive, got {}", self.epsilon)));
-        }
-        positive("cc.srp.ttw_ns", self.ttw_ns)?;
+        // Reservations of (1 + epsilon) packet times: a hundredfold overhead is already absurd.
+        in_range("cc.srp.epsilon", self.epsilon, 0.0, 100.0, "(a fraction of the reserved time)")?;
+        span_ns("cc.srp.ttw_ns", self.ttw_ns)?;
         if self.n_max == 0 {
             return Err(ConfigError::new("cc.srp.n_max", "must be at least 1 packet"));
         }
@@ -228,16 +251,19 @@ impl IbCcConfig {
         if self.ccti_increase == 0 {
             return Err(ConfigError::new("cc.ibcc.ccti_increase", "must be at least 1"));
         }
-        positive("cc.ibcc.ccti_timer_ns", self.ccti_timer_ns)?;
+        span_ns("cc.ibcc.ccti_timer_ns", self.ccti_timer_ns)?;
         let table = self.cct.table_ns();
         if table.len() < 128 {
             return Err(ConfigError::new("cc.ibcc.cct", format!("needs at least 128 entries (IBA A10), got {}", table.len())));
         }
-        if table.len() < self.ccti_limit as usize + 1 {
-            return Err(ConfigError::new("cc.ibcc.cct", format!("has {} entries: ccti_limit {} needs {}", table.len(), self.ccti_limit, self.ccti_limit + 1)));
+        if table.len() <= self.ccti_limit as usize {
+            return Err(ConfigError::new(
+                "cc.ibcc.cct",
+                format!("has {} entries: ccti_limit {} needs {}", table.len(), self.ccti_limit, self.ccti_limit as u64 + 1),
+            ));
         }
         for (i, v) in table.iter().enumerate() {
-            non_negative(&format!("cc.ibcc.cct[{i}]"), *v)?;
+            time_ns(&format!("cc.ibcc.cct[{i}]"), *v)?;
         }
         Ok(())
     }
@@ -245,11 +271,14 @@ impl IbCcConfig {
 
 impl SantosConfig {
     fn validate(&self) -> ConfigResult<()> {
-        if !(self.min_rate > 0.0 && self.min_rate < 1.0) {
-            return Err(ConfigError::new("cc.santos.min_rate", format!("must be a fraction of the link rate in (0, 1), got {}", self.min_rate)));
+        if !(self.min_rate >= limits::MIN_FRACTION && self.min_rate < 1.0) {
+            return Err(ConfigError::new(
+                "cc.santos.min_rate",
+                format!("must be a fraction of the link rate in [{}, 1), got {}", limits::MIN_FRACTION, self.min_rate),
+            ));
         }
-        if !(self.decrease_factor.is_finite() && self.decrease_factor > 1.0) {
-            return Err(ConfigError::new("cc.santos.decrease_factor", format!("m must be greater than 1, got {}", self.decrease_factor)));
+        if !(self.decrease_factor.is_finite() && self.decrease_factor > 1.0 && self.decrease_factor <= 1e6) {
+            return Err(ConfigError::new("cc.santos.decrease_factor", format!("m must be greater than 1 and at most 1e6, got {}", self.decrease_factor)));
         }
         if self.window_packets == 0 {
             return Err(ConfigError::new("cc.santos.window_packets", "must be at least 1"));
@@ -266,9 +295,7 @@ impl SantosConfig {
 
 impl NicConfig {
     fn validate(&self) -> ConfigResult<()> {
-        if self.data_packet_bytes == 0 {
-            return Err(ConfigError::new("nic.data_packet_bytes", "must be at least 1"));
-        }
+        packet_bytes("nic.data_packet_bytes", self.data_packet_bytes)?;
         if self.control_packet_bytes == 0 || self.control_packet_bytes > self.data_packet_bytes {
             return Err(ConfigError::new("nic.control_packet_bytes", format!("must be between 1 and data_packet_bytes ({})", self.data_packet_bytes)));
         }
@@ -286,34 +313,29 @@ impl TrafficConfig {
             if self.pattern != Pattern::Hotspot {
                 return Err(ConfigError::new(format!("{key}.move_every_ns"), "applies to hotspot classes only"));
             }
-            positive(&format!("{key}.move_every_ns"), m)?;
+            span_ns(&format!("{key}.move_every_ns"), m)?;
         }
         if let Some(o) = self.on_off {
             if !self.greedy {
                 return Err(ConfigError::new(format!("{key}.on_off"), "applies to greedy classes: set greedy = true"));
             }
-            positive(&format!("{key}.on_off.mean_on_ns"), o.mean_on_ns)?;
-            positive(&format!("{key}.on_off.mean_off_ns"), o.mean_off_ns)?;
+            span_ns(&format!("{key}.on_off.mean_on_ns"), o.mean_on_ns)?;
+            span_ns(&format!("{key}.on_off.mean_off_ns"), o.mean_off_ns)?;
         }
         if let Some(r) = self.rate_limit {
-            if !(r.is_finite() && r > 0.0 && r <= 1.0) {
-                return Err(ConfigError::new(format!("{key}.rate_limit"), format!("must be in (0, 1] (a fraction of the injection link rate), got {r}")));
-            }
+            fraction(&format!("{key}.rate_limit"), r, "(a fraction of the injection link rate)")?;
         }
         let needs_load = !self.greedy && self.pattern != Pattern::Burst;
         match (self.load, needs_load) {
-            (Some(l), true) => {
-                if !(l.is_finite() && l > 0.0 && l <= 1.0) {
-                    return Err(ConfigError::new(format!("{key}.load"), format!("must be in (0, 1] (a fraction of the injection link rate), got {l}")));
-                }
-            }
+            (Some(l), true) => fraction(&format!("{key}.load"), l, "(a fraction of the injection link rate)")?,
             (None, true) => return Err(ConfigError::new(format!("{key}.load"), "is required (or set greedy = true)")),
             (Some(_), false) => return Err(ConfigError::new(format!("{key}.load"), "does not apply to greedy or burst classes: remove it")),
             (None, false) => {}
         }
-        non_negative(&format!("{key}.start_ns"), self.start_ns)?;
+        time_ns(&format!("{key}.start_ns"), self.start_ns)?;
         if let Some(stop) = self.stop_ns {
-            if !(stop.is_finite() && stop > self.start_ns) {
+            time_ns(&format!("{key}.stop_ns"), stop)?;
+            if stop <= self.start_ns {
                 return Err(ConfigError::new(format!("{key}.stop_ns"), format!("must be after start_ns ({}), got {stop}", self.start_ns)));
             }
         }
@@ -326,8 +348,12 @@ impl TrafficConfig {
                     return Err(ConfigError::new(format!("{key}.message.packets"), "must list sizes of at least 1 packet"));
                 }
                 if let Some(w) = weights {
-                    if w.len() != packets.len() || w.iter().any(|x| !(x.is_finite() && *x >= 0.0)) || w.iter().sum::<f64>() <= 0.0 {
-                        return Err(ConfigError::new(format!("{key}.message.weights"), "must give one non-negative weight per size, not all zero"));
+                    let total: f64 = w.iter().sum();
+                    if w.len() != packets.len() || w.iter().any(|x| !(x.is_finite() && *x >= 0.0)) || !(total.is_finite() && total > 0.0) {
+                        return Err(ConfigError::new(
+                            format!("{key}.message.weights"),
+                            "must give one non-negative weight per size, not all zero, with a finite sum (they are relative: 0.8 and 0.2 do)",
+                        ));
                     }
                 }
             }

@@ -7,7 +7,7 @@ use crate::engine::Event;
 use crate::ids::{ChannelId, Endpoint, NodeId, PacketId, QpId};
 use crate::nic::{InRing, Message};
 use crate::packet::{CcHeader, Packet, PacketKind};
-use crate::time::Time;
+use crate::time::{ps, Time};
 
 impl<M: Mechanism> Sim<M> {
     /// Traffic source `s` generates a message now.
@@ -215,7 +215,7 @@ impl<M: Mechanism> Sim<M> {
         msg.sent += 1;
         if let Some(pace) = self.traffic.classes[msg.class as usize].pace {
             let ser = self.topo.channels[self.nics[node as usize].out as usize].rate.serialization(self.p.data_bytes);
-            self.traffic.sources[msg.source as usize].paced_until = now + (ser as f64 * pace).round() as Time;
+            self.traffic.sources[msg.source as usize].paced_until = now + ps(ser as f64 * pace);
         }
         let pkt = Packet {
             src: node,

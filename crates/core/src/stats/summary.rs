@@ -161,10 +161,12 @@ impl Summary {
             .collect();
         let n = c.traffic.classes.len();
         let mut series = Vec::new();
-        for (b, bins) in s.series.chunks(n).enumerate() {
-            let start = b as Time * s.bin;
+        for b in 0..s.end.div_ceil(s.bin) {
+            let start = b * s.bin;
             let span = s.bin.min(s.end - start);
-            for (i, bin) in bins.iter().enumerate() {
+            for i in 0..n {
+                // Bins are allocated as time reaches them (`Stats::bin_mut`): later ones are empty.
+                let bin = s.series.get(b as usize * n + i).copied().unwrap_or_default();
                 let mean = |sum: u128| if bin.packets > 0 { sum as f64 / bin.packets as f64 / 1_000.0 } else { f64::NAN };
                 series.push(SeriesRow {
                     class: c.traffic.classes[i].name.clone(),

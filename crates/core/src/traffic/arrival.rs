@@ -2,7 +2,7 @@
 
 use crate::config::Arrival;
 use crate::rng::Stream;
-use crate::time::Time;
+use crate::time::{ps, Time, NEVER};
 use rand::RngExt;
 
 /// Time to the next message start, for a mean gap `mean` (ps).
@@ -16,14 +16,14 @@ pub fn gap(arrival: Arrival, mean: f64, cycle: Time, rng: &mut Stream) -> Time {
                 return cycle;
             }
             let u: f64 = 1.0 - rng.random::<f64>(); // (0, 1]
-            let k = (u.ln() / (1.0 - p).ln()).floor() as Time + 1;
-            k * cycle
+            let k = ((u.ln() / (1.0 - p).ln()).floor() as Time).saturating_add(1);
+            k.saturating_mul(cycle).min(NEVER)
         }
         Arrival::Poisson => {
             let u: f64 = 1.0 - rng.random::<f64>();
-            ((-u.ln()) * mean).round().max(1.0) as Time
+            ps((-u.ln()) * mean).max(1)
         }
-        Arrival::Periodic => mean.round().max(1.0) as Time,
+        Arrival::Periodic => ps(mean).max(1),
     }
 }
 

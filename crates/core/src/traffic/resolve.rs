@@ -168,8 +168,23 @@ fn class(
     }
     let stop = t.stop_ns.map(ps_from_ns).unwrap_or(end).min(end);
     let load = t.load.unwrap_or(1.0);
+    let message_ps = t.message.mean_packets() * Rate::from_gbps(cfg.topology.link().host_gbps()).serialization(cfg.nic.data_packet_bytes) as f64;
+    if let Some(o) = t.on_off {
+        // Each ON period opens with a message: periods shorter than one would offer more than
+        // the link carries.
+        if (o.mean_on_ns + o.mean_off_ns) * 1e3 < message_ps {
+            return Err(ConfigError::new(
+                format!("{key}.on_off"),
+                format!(
+                    "mean_on_ns + mean_off_ns ({} ns) is shorter than one mean message ({} ns at the host link rate): each ON period sends at least one message, so the class would offer more than its link; lengthen the periods",
+                    o.mean_on_ns + o.mean_off_ns,
+                    message_ps / 1e3
+                ),
+            ));
+        }
+    }
     if t.arrival == crate::config::Arrival::Bernoulli && !t.greedy && t.pattern != Pattern::Burst {
-        let gap = t.message.mean_packets() * Rate::from_gbps(cfg.topology.link().host_gbps()).serialization(cfg.nic.data_packet_bytes) as f64 / load;
+        let gap = message_ps / load;
         if gap < ps_from_ns(cfg.simulation.cycle_ns) as f64 {
             return Err(ConfigError::new(
                 format!("{key}.load"),
