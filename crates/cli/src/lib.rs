@@ -72,7 +72,8 @@ where
         Command::Validate { config, set } => match load(&config, None, &set).and_then(|c| lossless_core::check(&c).map(|_| c)) {
             Ok(cfg) => {
                 warn(&cfg);
-                println!("{}: valid", config.display());
+                let memory = lossless_core::sim::memory::human(lossless_core::memory_estimate(&cfg));
+                println!("{}: valid (a run needs about {memory} of memory)", config.display());
                 0
             }
             Err(e) => bad_input(&config, &e),

@@ -23,5 +23,5 @@ pub mod traffic;
 
 pub use config::Config;
 pub use error::{ConfigError, ConfigResult};
-pub use sim::{check, run, Progress, Sim};
+pub use sim::{check, memory_estimate, run, Progress, Sim};
 pub use stats::Summary;

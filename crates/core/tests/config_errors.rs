@@ -89,3 +89,22 @@ fn no_traffic_is_refused() {
     let e = Config::from_toml_str("[topology]\nkind = \"kary_ntree\"\nk = 2\nn = 2\n", &[]).unwrap_err();
     assert_eq!(e.key, "traffic");
 }
+
+#[test]
+fn the_memory_estimate_grows_with_the_network_and_refuses_what_the_machine_cannot_hold() {
+    let estimate = |k: u32, n: u32| {
+        let c = Config::from_toml_str(&example("fattree256_uniform.toml"), &[format!("topology.k={k}"), format!("topology.n={n}")]).unwrap();
+        lossless_core::memory_estimate(&c)
+    };
+    let mib = |b: f64| b / (1u64 << 20) as f64;
+    // docs/performance.md: the 256-host benchmark peaks at 14 MiB, the 4,096-host one at 57-63.
+    assert!((14.0..40.0).contains(&mib(estimate(16, 2))), "{}", mib(estimate(16, 2)));
+    assert!((57.0..120.0).contains(&mib(estimate(16, 3))), "{}", mib(estimate(16, 3)));
+    // A million hosts and ten million switches: far beyond a 24 GiB machine.
+    assert!(estimate(2, 20) > 40.0 * (1u64 << 30) as f64);
+    if lossless_core::sim::memory::machine_bytes().is_some_and(|m| m < estimate(2, 20)) {
+        let e = error(&["topology.k=2", "topology.n=20"]);
+        assert_eq!(e.key, "topology");
+        assert!(e.message.contains("needs about"), "{e}");
+    }
+}

@@ -33,6 +33,7 @@ macro_rules! mech_ctx {
 }
 
 mod invariants;
+pub mod memory;
 mod nic_ops;
 mod switch_ops;
 
@@ -92,12 +93,43 @@ macro_rules! with_mechanism {
 
 /// Builds and runs the configured mechanism.
 pub fn run(cfg: &Config, progress: &mut dyn FnMut(&Progress)) -> ConfigResult<Summary> {
-    with_mechanism!(cfg, m => Ok(Sim::new(cfg, m)?.run(progress)))
+    with_mechanism!(cfg, m => {
+        fits_in_memory(cfg, &m)?;
+        Ok(Sim::new(cfg, m)?.run(progress))
+    })
 }
 
 /// Checks that a config builds (topology, routing, traffic, mechanism) without running it.
 pub fn check(cfg: &Config) -> ConfigResult<()> {
-    with_mechanism!(cfg, m => Sim::new(cfg, m).map(|_| ()))
+    with_mechanism!(cfg, m => {
+        fits_in_memory(cfg, &m)?;
+        Sim::new(cfg, m).map(|_| ())
+    })
+}
+
+/// The estimated peak memory of running `cfg`, in bytes (`sim::memory`).
+pub fn memory_estimate(cfg: &Config) -> f64 {
+    with_mechanism!(cfg, m => memory::estimate_bytes(cfg, m.vcs().len()))
+}
+
+/// A run may take at most this share of the machine's memory; the rest is the system's.
+const MEMORY_SHARE: f64 = 0.8;
+
+/// Refuses, before building anything, a run estimated to need more memory than the machine has.
+fn fits_in_memory<M: Mechanism>(cfg: &Config, mech: &M) -> ConfigResult<()> {
+    let need = memory::estimate_bytes(cfg, mech.vcs().len());
+    match memory::machine_bytes() {
+        Some(have) if need > MEMORY_SHARE * have => Err(ConfigError::new(
+            "topology",
+            format!(
+                "this run needs about {} (estimated from its hosts, switches, ports and virtual channels), more than {:.0}% of this machine's {}: simulate a smaller network",
+                memory::human(need),
+                MEMORY_SHARE * 100.0,
+                memory::human(have)
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The class of each of the mechanism's VCs: its own, or `cc.vcs`. The override may re-rank the

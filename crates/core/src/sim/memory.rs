@@ -1,0 +1,81 @@
+//! The memory a run will take, estimated from the config before anything is built, so that a
+//! network too large for the machine is refused with the estimate instead of being killed (or
+//! swapping) after minutes of construction.
+//!
+//! The estimate counts what is per host, per switch, per port and VC, and per pair of ports
+//! (the data VC's virtual output queues). Its coefficients were fitted to the peak resident
+//! memory of `lossless validate` on 16 k-ary n-trees from 4,096 to 65,536 hosts and 768 to
+//! 131,072 switches, `none` and `srp` (docs/performance.md, "Memory estimate"); it is within
+//! -3% to +52% of those (it errs high on small networks). A run then grows by about half again
+//! (packets, events, send queues: 41 -> 57 MiB on the 4,096-host benchmark), which `RUN_GROWTH`
+//! adds.
+
+use crate::config::{Config, TopologyConfig};
+
+/// Per host: NIC, traffic source and its random stream, statistics, routing entries.
+const HOST_BYTES: f64 = 5_910.0;
+/// Per switch: its state and random stream.
+const SWITCH_BYTES: f64 = 1_950.0;
+/// Per port and VC: input and output buffers' queues and counters.
+const PORT_VC_BYTES: f64 = 241.0;
+/// Per pair of ports: a VOQ of the data VC; and per pair and VC, the VOQ byte counters.
+const PORT_PAIR_BYTES: f64 = 14.5;
+const PORT_PAIR_VC_BYTES: f64 = 1.66;
+/// The program itself.
+const BASE_BYTES: f64 = 16.0 * 1024.0 * 1024.0;
+/// What a run adds to the network as built.
+const RUN_GROWTH: f64 = 1.5;
+/// One time-series bin of one class (`stats::Bin`).
+const BIN_BYTES: f64 = 48.0;
+
+/// Estimated peak memory of running `cfg` with `vcs` virtual channels, in bytes.
+pub fn estimate_bytes(cfg: &Config, vcs: usize) -> f64 {
+    let (hosts, ports) = shape(&cfg.topology);
+    let v = vcs as f64;
+    let sum_p: f64 = ports.iter().map(|&p| p as f64).sum();
+    let sum_p2: f64 = ports.iter().map(|&p| (p as f64).powi(2)).sum();
+    let network =
+        HOST_BYTES * hosts as f64 + SWITCH_BYTES * ports.len() as f64 + PORT_VC_BYTES * sum_p * v + PORT_PAIR_BYTES * sum_p2 + PORT_PAIR_VC_BYTES * sum_p2 * v;
+    // Explicit topologies route by a table of one port per switch and destination.
+    let table = if matches!(cfg.topology, TopologyConfig::Explicit { .. }) { ports.len() as f64 * hosts as f64 * 2.0 } else { 0.0 };
+    let s = &cfg.simulation;
+    let bins = ((s.warmup_ns + s.measure_ns) / s.bin_ns).ceil() * cfg.traffic.len() as f64;
+    BASE_BYTES + RUN_GROWTH * (network + table) + BIN_BYTES * bins
+}
+
+/// Hosts, and the ports of each switch, from the config alone.
+fn shape(t: &TopologyConfig) -> (u64, Vec<u32>) {
+    match t {
+        TopologyConfig::KaryNtree { k, n, .. } => {
+            let hosts = u64::from(*k).saturating_pow(*n);
+            let switches = (u64::from(*n) * u64::from(*k).saturating_pow(n.saturating_sub(1))) as usize;
+            (hosts, vec![2 * k; switches])
+        }
+        TopologyConfig::FatTree2 { leaves, hosts_per_leaf, spines, .. } => {
+            let mut ports = vec![hosts_per_leaf + spines; *leaves as usize];
+            ports.extend(std::iter::repeat_n(*leaves, *spines as usize));
+            (u64::from(*leaves) * u64::from(*hosts_per_leaf), ports)
+        }
+        TopologyConfig::Explicit { hosts, switches, links, .. } => {
+            let ports = switches.iter().map(|s| links.iter().map(|l| (l.a == *s) as u32 + (l.b == *s) as u32).sum()).collect();
+            (hosts.len() as u64, ports)
+        }
+    }
+}
+
+/// The machine's physical memory in bytes (Linux), if it can be read.
+pub fn machine_bytes() -> Option<f64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: f64 = info.lines().find_map(|l| l.strip_prefix("MemTotal:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(kib * 1024.0)
+}
+
+/// Bytes as a person reads them: 12.3 GiB, 456 MiB.
+pub fn human(bytes: f64) -> String {
+    let gib = bytes / (1u64 << 30) as f64;
+    if gib >= 1.0 {
+        format!("{gib:.1} GiB")
+    } else {
+        format!("{:.0} MiB", bytes / (1u64 << 20) as f64)
+    }
+}
