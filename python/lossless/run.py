@@ -75,6 +75,22 @@ def class_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+class DeadlockError(RuntimeError):
+    """The run's watchdog stopped a deadlocked network (docs/metrics.md, `deadlock`).
+
+    `result` holds the results up to the moment it stopped; its `summary["deadlock"]` names the
+    channels that wait on each other."""
+
+    def __init__(self, result: "Result"):
+        super().__init__(deadlock_message(result.summary["deadlock"]))
+        self.result = result
+
+
+def deadlock_message(d: Mapping[str, Any]) -> str:
+    where = f"cycle {' => '.join(d['cycle'])}" if d["cycle"] else f"blocked channels {', '.join(d['blocked'])} (no cycle among them)"
+    return f"deadlock: {d['in_flight']} packets in the network, none moved since {d['last_move_ns']:.0f} ns (stopped at {d['at_ns']:.0f} ns); {where}"
+
+
 @dataclass
 class Result:
     """The results of one run (definitions in docs/metrics.md).
@@ -119,14 +135,19 @@ def run(config: ConfigLike, *, seed: int | None = None, set: Sequence[str] | Map
     config: path to a TOML scenario, TOML text, or a dict of the same shape.
     seed: overrides ``simulation.seed``.
     set: overrides, as ``["traffic.0.load=0.5"]`` or ``{"traffic.0.load": 0.5}``.
-    Raises ``lossless.ConfigError`` (a ``ValueError``) naming the key on bad input.
+    Raises ``lossless.ConfigError`` (a ``ValueError``) naming the key on bad input,
+    ``lossless.DeadlockError`` if the network deadlocks (its ``result`` has the results up to
+    then), and ``KeyboardInterrupt`` on Ctrl-C, within about a tenth of a second.
     """
     summary, series, links = _lossless.run(**_config_args(config), overrides=_overrides(seed, set))
-    return Result(
+    result = Result(
         summary=json.loads(summary),
         timeseries=pd.DataFrame(json.loads(series)),
         links=pd.DataFrame(json.loads(links)),
     )
+    if "deadlock" in result.summary:
+        raise DeadlockError(result)
+    return result
 
 
 def validate(config: ConfigLike, *, seed: int | None = None, set: Sequence[str] | Mapping[str, Any] | None = None) -> str:

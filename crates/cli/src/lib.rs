@@ -5,14 +5,19 @@ mod output;
 mod progress;
 
 use clap::{Parser, Subcommand};
-use lossless_core::{Config, ConfigError};
+use lossless_core::{Config, ConfigError, RunError};
 use std::ffi::OsString;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 /// Exit status for bad input (config, arguments): the same as clap's usage errors.
 pub const EXIT_BAD_INPUT: i32 = 2;
 /// Exit status for a failure while running or writing results.
 pub const EXIT_FAILURE: i32 = 1;
+/// Exit status for a run the watchdog stopped as deadlocked (its results are written).
+pub const EXIT_DEADLOCK: i32 = 3;
+/// Exit status for a bug in lossless (sysexits' EX_SOFTWARE).
+pub const EXIT_INTERNAL: i32 = 70;
 
 #[derive(Parser)]
 #[command(
@@ -67,7 +72,15 @@ where
             return if e.use_stderr() { EXIT_BAD_INPUT } else { 0 };
         }
     };
-    match cli.command {
+    // Bad input is refused before it can cause a panic: one is a bug, said as such.
+    std::panic::catch_unwind(|| dispatch(cli.command)).unwrap_or_else(|_| {
+        eprintln!("error: internal error (a bug in lossless, not in your input): please report it with the config and the message above");
+        EXIT_INTERNAL
+    })
+}
+
+fn dispatch(command: Command) -> i32 {
+    match command {
         Command::Run { config, out, seed, set, quiet } => run(&config, &out, seed, &set, quiet),
         Command::Validate { config, set } => match load(&config, None, &set).and_then(|c| lossless_core::check(&c).map(|_| c)) {
             Ok(cfg) => {
@@ -127,13 +140,27 @@ fn run(path: &Path, out: &Path, seed: Option<u64>, set: &[String], quiet: bool) 
     }
     warn(&cfg);
     let mut bar = progress::Bar::new(quiet);
-    let summary = match lossless_core::run(&cfg, &mut |p| bar.update(p)) {
+    let summary = match lossless_core::run(&cfg, &mut |p| {
+        bar.update(p);
+        ControlFlow::Continue(())
+    }) {
         Ok(s) => s,
-        Err(e) => return bad_input(path, &e),
+        Err(RunError::Config(e)) => return bad_input(path, &e),
+        Err(RunError::Interrupted) => return EXIT_FAILURE,
     };
     bar.finish();
     if let Err(e) = output::write_atomically(out, &cfg, &summary) {
         return output_error(out, &e);
+    }
+    if let Some(d) = &summary.deadlock {
+        eprintln!("error: deadlock: {} packets in the network, none moved since {} ns; stopped at {} ns", d.in_flight, d.last_move_ns, d.at_ns);
+        if d.cycle.is_empty() {
+            eprintln!("blocked channels (no cycle among them): {}", d.blocked.join(", "));
+        } else {
+            eprintln!("cycle of channels each waiting for the next: {}", d.cycle.join(" => "));
+        }
+        eprintln!("results up to then in {} (summary.json: \"deadlock\")", out.display());
+        return EXIT_DEADLOCK;
     }
     if !quiet {
         output::print_table(&summary);

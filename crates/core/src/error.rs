@@ -28,3 +28,29 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 pub type ConfigResult<T> = Result<T, ConfigError>;
+
+/// Why a run produced no summary.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunError {
+    /// The config cannot be run (the message names the key).
+    Config(ConfigError),
+    /// The progress callback asked the run to stop (Ctrl-C in Python, say).
+    Interrupted,
+}
+
+impl From<ConfigError> for RunError {
+    fn from(e: ConfigError) -> Self {
+        RunError::Config(e)
+    }
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Config(e) => e.fmt(f),
+            RunError::Interrupted => write!(f, "interrupted"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}

@@ -22,6 +22,6 @@ pub mod topology;
 pub mod traffic;
 
 pub use config::Config;
-pub use error::{ConfigError, ConfigResult};
-pub use sim::{check, memory_estimate, run, Progress, Sim};
+pub use error::{ConfigError, ConfigResult, RunError};
+pub use sim::{check, memory_estimate, run, Deadlock, Progress, Sim};
 pub use stats::Summary;

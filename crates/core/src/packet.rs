@@ -89,6 +89,11 @@ impl Slab {
         self.free.push(id);
     }
 
+    /// Packets allocated and not released: in the network, or control packets waiting at a NIC.
+    pub fn live(&self) -> usize {
+        self.packets.len() - self.free.len()
+    }
+
     #[inline]
     pub fn get(&self, id: PacketId) -> &Packet {
         &self.packets[id as usize]

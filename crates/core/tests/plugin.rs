@@ -18,7 +18,7 @@ fn two_vcs() -> Vec<VcRole> {
 fn run_with<M: Mechanism>(cfg: &Config, mech: M) -> (Summary, Sim<M>) {
     let mut sim = Sim::new(cfg, mech).unwrap();
     let end = sim.end();
-    sim.run_until(end, &mut |_| {});
+    sim.run_until(end, &mut |_| std::ops::ControlFlow::Continue(())).unwrap();
     sim.check_invariants().unwrap_or_else(|e| panic!("invariant violated: {e}"));
     (sim.summary(0.0), sim)
 }

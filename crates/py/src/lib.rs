@@ -1,12 +1,25 @@
 //! Python bindings: the same run as the CLI, returning results as JSON text that the Python
 //! layer (`python/lossless`) turns into dicts and pandas DataFrames.
 
-use lossless_core::{Config, ConfigError as CoreConfigError};
+use lossless_core::{Config, ConfigError as CoreConfigError, RunError};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use std::ops::ControlFlow;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 create_exception!(_lossless, ConfigError, PyValueError, "A configuration (file, dict, override) is invalid; the message names the key.");
+create_exception!(_lossless, InternalError, PyRuntimeError, "A bug in lossless (not in the input): please report it with the config that caused it.");
+
+/// Runs `f`, turning a panic (a bug: bad input is refused before it can cause one) into
+/// `InternalError` instead of pyo3's `PanicException`, which is a `BaseException` that
+/// `except Exception` does not catch.
+fn no_panic<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| {
+        let what = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default();
+        Err(InternalError::new_err(format!("internal error, please report it with the config: {what}")))
+    })
+}
 
 fn config_error(e: CoreConfigError) -> PyErr {
     ConfigError::new_err(e.to_string())
@@ -33,19 +46,31 @@ fn parse(toml_text: Option<&str>, json_text: Option<&str>, overrides: &[String])
 #[pyfunction]
 #[pyo3(signature = (toml_text=None, json_text=None, overrides=Vec::new()))]
 fn run(py: Python<'_>, toml_text: Option<&str>, json_text: Option<&str>, overrides: Vec<String>) -> PyResult<(String, String, String)> {
-    let cfg = parse(toml_text, json_text, &overrides)?;
-    // The simulation holds no Python object: other Python threads run meanwhile.
-    let summary = py.detach(|| lossless_core::run(&cfg, &mut |_| {})).map_err(config_error)?;
-    Ok((to_json(&summary)?, to_json(&summary.series)?, to_json(&summary.links)?))
+    no_panic(|| {
+        let cfg = parse(toml_text, json_text, &overrides)?;
+        // The simulation holds no Python object: other Python threads run meanwhile. Every
+        // progress report (65,536 events) takes the GIL to see whether Ctrl-C was pressed.
+        let stop_on_signal = &mut |_: &lossless_core::Progress| match Python::attach(|py| py.check_signals()) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(_) => ControlFlow::Break(()),
+        };
+        let summary = py.detach(|| lossless_core::run(&cfg, stop_on_signal)).map_err(|e| match e {
+            RunError::Config(e) => config_error(e),
+            RunError::Interrupted => PyKeyboardInterrupt::new_err("the run was interrupted"),
+        })?;
+        Ok((to_json(&summary)?, to_json(&summary.series)?, to_json(&summary.links)?))
+    })
 }
 
 /// Checks a config (and overrides) without running it; returns the resolved config as TOML.
 #[pyfunction]
 #[pyo3(signature = (toml_text=None, json_text=None, overrides=Vec::new()))]
 fn validate(toml_text: Option<&str>, json_text: Option<&str>, overrides: Vec<String>) -> PyResult<String> {
-    let cfg = parse(toml_text, json_text, &overrides)?;
-    lossless_core::check(&cfg).map_err(config_error)?;
-    toml::to_string(&cfg).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    no_panic(|| {
+        let cfg = parse(toml_text, json_text, &overrides)?;
+        lossless_core::check(&cfg).map_err(config_error)?;
+        toml::to_string(&cfg).map_err(|e| InternalError::new_err(e.to_string()))
+    })
 }
 
 /// The `lossless` command line; returns its exit status.
@@ -55,12 +80,13 @@ fn cli(py: Python<'_>, argv: Vec<String>) -> i32 {
 }
 
 fn to_json<T: serde::Serialize>(v: &T) -> PyResult<String> {
-    serde_json::to_string(v).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    serde_json::to_string(v).map_err(|e| InternalError::new_err(e.to_string()))
 }
 
 #[pymodule]
 fn _lossless(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
+    m.add("InternalError", m.py().get_type::<InternalError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("__commit__", env!("LOSSLESS_COMMIT"))?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

@@ -77,9 +77,11 @@ def sweep(
         entry = {"index": p.index, "series": p.series, "params": p.params, "seed": p.seed}
         try:
             resolved = _lossless.validate(json_text=base, overrides=_overrides(None, p.overrides(spec.set)))
-        except _lossless.ConfigError as e:
+        except (_lossless.ConfigError, _lossless.InternalError) as e:
+            # A point that cannot run is recorded, and the others go on.
+            kind = "config" if isinstance(e, _lossless.ConfigError) else "crash"
             entry["key"] = "invalid-" + hashlib.sha256(json.dumps([spec.base, p.overrides(spec.set)], sort_keys=True).encode()).hexdigest()[:24]
-            store.write_failure(entry["key"], {"error": str(e), "kind": "config"})
+            store.write_failure(entry["key"], {"error": str(e), "kind": kind})
         else:
             entry["key"] = key_of(resolved)
             if not store.finished(entry["key"]):

@@ -8,12 +8,14 @@ failing point: the failure travels back as data and is recorded, and the sweep g
 from __future__ import annotations
 
 import datetime
+import json
 import socket
 import time
 import traceback
 from typing import Any
 
 from .. import _lossless
+from ..run import deadlock_message
 
 
 def run_point(resolved_toml: str) -> dict[str, Any]:
@@ -22,8 +24,13 @@ def run_point(resolved_toml: str) -> dict[str, Any]:
         summary, series, links = _lossless.run(toml_text=resolved_toml)
     except _lossless.ConfigError as e:
         return {"error": str(e), "kind": "config"}
-    except BaseException as e:  # a panic in the core arrives as pyo3's PanicException
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:  # lossless.InternalError (a bug), MemoryError, ...
         return {"error": f"{type(e).__name__}: {e}", "kind": "crash", "traceback": traceback.format_exc()}
+    deadlock = json.loads(summary).get("deadlock")
+    if deadlock:
+        return {"error": deadlock_message(deadlock), "kind": "deadlock"}
     return {
         "summary": summary,
         "timeseries": series,

@@ -63,6 +63,7 @@ impl SimulationConfig {
         span_ns("simulation.measure_ns", self.measure_ns)?;
         span_ns("simulation.bin_ns", self.bin_ns)?;
         span_ns("simulation.cycle_ns", self.cycle_ns)?;
+        time_ns("simulation.watchdog_ns", self.watchdog_ns)?;
         // The time series covers the whole run, one row per bin and class.
         let rows = ((self.warmup_ns + self.measure_ns) / self.bin_ns).ceil() * classes.max(1) as f64;
         if rows > limits::MAX_SERIES_ROWS {

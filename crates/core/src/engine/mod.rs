@@ -206,6 +206,11 @@ impl EventQueue {
     }
 
     /// Events processed so far.
+    /// Whether no event is pending.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     pub fn processed(&self) -> u64 {
         self.popped
     }

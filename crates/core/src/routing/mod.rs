@@ -3,6 +3,7 @@
 //! Trees route arithmetically (`updown`); other topologies use dense tables
 //! (`switch * hosts + dest`), meant for the small explicit networks of the papers.
 
+mod cycles;
 mod shortest_path;
 mod updown;
 
@@ -49,7 +50,21 @@ impl Routing {
                 }
                 Ok(Routing::UpDown(updown::UpDown::build(topo, algo == RoutingAlgorithm::Dmodk)))
             }
-            RoutingAlgorithm::ShortestPath => Ok(Routing::Table(shortest_path::build(topo, &cfg.routes)?)),
+            RoutingAlgorithm::ShortestPath => {
+                let table = shortest_path::build(topo, &cfg.routes)?;
+                if let Some(cycle) = cycles::find(topo, &table).filter(|_| !cfg.allow_deadlock) {
+                    let names: Vec<&str> = cycle.iter().map(|&c| topo.channels[c as usize].name.as_str()).collect();
+                    return Err(ConfigError::new(
+                        if cfg.routes.is_empty() { "routing.algorithm" } else { "routing.routes" },
+                        format!(
+                            "these routes can deadlock: channels {} => {} each wait for the next (a cycle of channel dependencies); change the routes so that no cycle forms, or set routing.allow_deadlock = true to simulate it (the watchdog stops the run)",
+                            names.join(" => "),
+                            names[0]
+                        ),
+                    ));
+                }
+                Ok(Routing::Table(table))
+            }
             RoutingAlgorithm::Auto => unreachable!("resolved above"),
         }
     }

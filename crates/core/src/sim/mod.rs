@@ -32,6 +32,7 @@ macro_rules! mech_ctx {
     };
 }
 
+mod deadlock;
 mod invariants;
 pub mod memory;
 mod nic_ops;
@@ -40,7 +41,7 @@ mod switch_ops;
 use crate::cc::{Ctx, Deferred, Mechanism, VcClass};
 use crate::config::{Arbitration, Config};
 use crate::engine::{Event, EventQueue};
-use crate::error::{ConfigError, ConfigResult};
+use crate::error::{ConfigError, ConfigResult, RunError};
 use crate::ids::{Endpoint, PortId, Vc};
 use crate::nic::{ControlQueues, Copies, Nic, SendQueues};
 use crate::packet::Slab;
@@ -52,8 +53,12 @@ use crate::time::{ps_from_ns, Rate, Time};
 use crate::topology::Topology;
 use crate::traffic::{self, Traffic};
 use std::collections::VecDeque;
+use std::ops::ControlFlow;
 
-/// Where a run is, for progress reports.
+pub use deadlock::Deadlock;
+
+/// Where a run is, for progress reports. The callback that receives it returns
+/// `ControlFlow::Break(())` to stop the run (`RunError::Interrupted`).
 #[derive(Clone, Copy, Debug)]
 pub struct Progress {
     pub now: Time,
@@ -91,11 +96,12 @@ macro_rules! with_mechanism {
     };
 }
 
-/// Builds and runs the configured mechanism.
-pub fn run(cfg: &Config, progress: &mut dyn FnMut(&Progress)) -> ConfigResult<Summary> {
+/// Builds and runs the configured mechanism. A deadlocked run stops early with
+/// `Summary::deadlock` set.
+pub fn run(cfg: &Config, progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>) -> Result<Summary, RunError> {
     with_mechanism!(cfg, m => {
         fits_in_memory(cfg, &m)?;
-        Ok(Sim::new(cfg, m)?.run(progress))
+        Sim::new(cfg, m)?.run(progress)
     })
 }
 
@@ -110,6 +116,20 @@ pub fn check(cfg: &Config) -> ConfigResult<()> {
 /// The estimated peak memory of running `cfg`, in bytes (`sim::memory`).
 pub fn memory_estimate(cfg: &Config) -> f64 {
     with_mechanism!(cfg, m => memory::estimate_bytes(cfg, m.vcs().len()))
+}
+
+/// How long no packet may cross a channel, while some are in the network, before the run is
+/// declared deadlocked: `simulation.watchdog_ns` (0: never), but at least twice the longest hop
+/// (a channel's latency and serialization of a data packet, plus the router latency), so that
+/// a packet on a slow or long link is not taken for a stuck one.
+fn watchdog_timeout(cfg: &Config, topo: &Topology) -> Time {
+    let configured = ps_from_ns(cfg.simulation.watchdog_ns);
+    if configured == 0 {
+        return 0;
+    }
+    let router = ps_from_ns(cfg.switch.router_latency_ns);
+    let hop = topo.channels.iter().map(|c| c.latency + c.rate.serialization(cfg.nic.data_packet_bytes) + router).max().unwrap_or(0);
+    configured.max(2 * hop)
 }
 
 /// A run may take at most this share of the machine's memory; the rest is the system's.
@@ -197,6 +217,9 @@ pub struct Sim<M: Mechanism> {
     pub(crate) scratch: Vec<(u64, PortId)>,
     /// Next data packet identity.
     pub(crate) next_uid: u64,
+    pub(crate) watchdog: deadlock::Watchdog,
+    /// Set when the watchdog stopped the run.
+    pub(crate) deadlock: Option<Deadlock>,
     pub(crate) p: Params,
 }
 
@@ -257,6 +280,8 @@ impl<M: Mechanism> Sim<M> {
             copies: Copies::default(),
             scratch: Vec::new(),
             next_uid: 1,
+            watchdog: deadlock::Watchdog::new(watchdog_timeout(cfg, &topo)),
+            deadlock: None,
             p: Params {
                 router_latency: ps_from_ns(cfg.switch.router_latency_ns),
                 in_cap,
@@ -277,26 +302,43 @@ impl<M: Mechanism> Sim<M> {
         Ok(sim)
     }
 
-    /// Runs to the end of the measurement window and summarizes.
-    pub fn run(mut self, progress: &mut dyn FnMut(&Progress)) -> Summary {
+    /// Runs to the end of the measurement window, or to a deadlock, and summarizes.
+    pub fn run(mut self, progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>) -> Result<Summary, RunError> {
         let wall = std::time::Instant::now();
-        self.run_until(self.end, progress);
-        self.summary(wall.elapsed().as_secs_f64())
+        self.run_until(self.end, progress)?;
+        Ok(self.summary(wall.elapsed().as_secs_f64()))
     }
 
-    /// Processes every event before `until`.
-    pub fn run_until(&mut self, until: Time, progress: &mut dyn FnMut(&Progress)) {
+    /// Processes every event before `until`, unless the watchdog finds a deadlock first (then
+    /// `deadlock()` says what and the time stays where it stopped) or `progress` breaks.
+    pub fn run_until(&mut self, until: Time, progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>) -> Result<(), RunError> {
         while let Some((t, ev)) = self.events.pop_before(until) {
             self.now = t;
             self.dispatch(ev);
             if !self.deferred.is_empty() {
                 self.run_deferred();
             }
-            if self.events.processed() & 0xFFFF == 0 {
-                progress(&Progress { now: self.now, end: self.end, events: self.events.processed() });
+            if self.events.processed() & 0xFFFF == 0 && progress(&Progress { now: self.now, end: self.end, events: self.events.processed() }).is_break() {
+                return Err(RunError::Interrupted);
+            }
+            if self.now >= self.watchdog.next_check {
+                self.deadlock = self.watch(false);
+                if self.deadlock.is_some() {
+                    return Ok(());
+                }
             }
         }
-        self.now = until;
+        // With no event left before `until`, packets still inside never will move.
+        self.deadlock = self.watch(self.events.is_empty());
+        if self.deadlock.is_none() {
+            self.now = until;
+        }
+        Ok(())
+    }
+
+    /// What the watchdog found, if it stopped the run.
+    pub fn deadlock(&self) -> Option<&Deadlock> {
+        self.deadlock.as_ref()
     }
 
     fn run_deferred(&mut self) {
@@ -379,6 +421,7 @@ impl<M: Mechanism> Sim<M> {
             mechanism: self.mech.name().to_string(),
             mechanism_counters: self.mech.counters(),
             queued,
+            deadlock: self.deadlock.clone(),
         })
     }
 }

@@ -2,6 +2,7 @@
 //! hold, and what Python receives.
 
 use super::{Fairness, LatencySummary, Stats};
+use crate::sim::Deadlock;
 use crate::time::{ns_from_ps, Rate, Time};
 use crate::topology::Topology;
 use crate::traffic::Traffic;
@@ -90,6 +91,10 @@ pub struct Summary {
     pub sources: BTreeMap<u32, f64>,
     pub counters: Counters,
     pub max_link_utilization: f64,
+    /// Set when the watchdog stopped a deadlocked run (`sim::deadlock`): the results cover the
+    /// run up to `at_ns` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadlock: Option<Deadlock>,
     #[serde(skip)]
     pub links: Vec<LinkRow>,
     #[serde(skip)]
@@ -106,6 +111,7 @@ pub(crate) struct Context<'a> {
     pub mechanism: String,
     pub mechanism_counters: Vec<(&'static str, u64)>,
     pub queued: u64,
+    pub deadlock: Option<Deadlock>,
 }
 
 impl Summary {
@@ -164,15 +170,15 @@ impl Summary {
         for b in 0..s.end.div_ceil(s.bin) {
             let start = b * s.bin;
             let span = s.bin.min(s.end - start);
-            for i in 0..n {
+            for (i, (class, &rate)) in c.traffic.classes.iter().zip(&class_rates).enumerate() {
                 // Bins are allocated as time reaches them (`Stats::bin_mut`): later ones are empty.
                 let bin = s.series.get(b as usize * n + i).copied().unwrap_or_default();
                 let mean = |sum: u128| if bin.packets > 0 { sum as f64 / bin.packets as f64 / 1_000.0 } else { f64::NAN };
                 series.push(SeriesRow {
-                    class: c.traffic.classes[i].name.clone(),
+                    class: class.name.clone(),
                     bin_start_ns: ns_from_ps(start),
-                    offered: frac(bin.offered_bytes, class_rates[i], span),
-                    accepted: frac(bin.accepted_bytes, class_rates[i], span),
+                    offered: frac(bin.offered_bytes, rate, span),
+                    accepted: frac(bin.accepted_bytes, rate, span),
                     packets: bin.packets,
                     mean_packet_latency_ns: mean(bin.total_ps),
                     mean_inflight_latency_ns: mean(bin.inflight_ps),
@@ -206,6 +212,7 @@ impl Summary {
                 duplicates: k.duplicates,
             },
             max_link_utilization: links.iter().map(|l| l.utilization).fold(0.0, f64::max),
+            deadlock: c.deadlock,
             links,
             series,
         }

@@ -28,7 +28,10 @@ pub fn run_config(cfg: &Config) -> Summary {
 pub fn run_mechanism<M: lossless_core::cc::Mechanism>(cfg: &Config, mech: M) -> Summary {
     let mut sim = Sim::new(cfg, mech).unwrap_or_else(|e| panic!("{e}"));
     let end = sim.end();
-    sim.run_until(end, &mut |_| {});
+    sim.run_until(end, &mut |_| std::ops::ControlFlow::Continue(())).unwrap();
+    if let Some(d) = sim.deadlock() {
+        panic!("deadlock: {d:?}");
+    }
     if let Err(e) = sim.check_invariants() {
         panic!("invariant violated: {e}");
     }

@@ -1,0 +1,150 @@
+//! Run-time deadlock detection: a watchdog that stops a run in which packets are in the network
+//! but none has crossed a channel for `simulation.watchdog_ns`, and names the channels that wait
+//! on each other.
+//!
+//! Credit-based flow control is lossless, so a cycle of full buffers whose packets each wait for
+//! the next buffer never drains (Dally and Seitz's channel dependency cycle). Routes known at
+//! build time are checked for such cycles statically (`routing::cycles`); this catches what the
+//! static check cannot see or was told to allow (`routing.allow_deadlock`), so that a deadlocked
+//! run never ends with exit 0 and plausible-looking throughput.
+
+use super::Sim;
+use crate::cc::Mechanism;
+use crate::ids::{ChannelId, Endpoint};
+use crate::time::{ns_from_ps, Time};
+use serde::Serialize;
+
+/// What the watchdog found, as `summary.json`'s `deadlock` (docs/metrics.md).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Deadlock {
+    /// When the run was stopped.
+    pub at_ns: f64,
+    /// The last time a packet crossed a channel.
+    pub last_move_ns: f64,
+    /// Data and control packets in the network (or, for control packets, waiting to enter it).
+    pub in_flight: u64,
+    /// Channels whose next packet waits for buffer space downstream that will not free, named
+    /// as in `links.csv`.
+    pub blocked: Vec<String>,
+    /// A cycle among them: each channel's downstream buffer holds packets for the next one
+    /// (empty if the blocked channels form no cycle, e.g. a mechanism that stopped all sources).
+    pub cycle: Vec<String>,
+}
+
+/// The watchdog's memory between checks. It looks every half timeout of simulated time, so a
+/// deadlock is reported between one and one and a half timeouts after the last move.
+pub(crate) struct Watchdog {
+    /// 0: off.
+    timeout: Time,
+    pub next_check: Time,
+    hops: u64,
+    last_move: Time,
+}
+
+impl Watchdog {
+    pub fn new(timeout: Time) -> Watchdog {
+        Watchdog { timeout, next_check: if timeout == 0 { Time::MAX } else { timeout / 2 }, hops: 0, last_move: 0 }
+    }
+}
+
+impl<M: Mechanism> Sim<M> {
+    /// Called every half timeout during the run, and at its end: a deadlock if packets are in
+    /// the network and none has moved for the timeout, or none ever can (`drained`: no event is
+    /// left to move one).
+    pub(super) fn watch(&mut self, drained: bool) -> Option<Deadlock> {
+        if self.watchdog.timeout == 0 {
+            return None;
+        }
+        self.watchdog.next_check = self.now.saturating_add(self.watchdog.timeout / 2);
+        let hops = self.stats.counters.hops;
+        if hops != self.watchdog.hops {
+            self.watchdog.hops = hops;
+            self.watchdog.last_move = self.now;
+            if !drained {
+                return None;
+            }
+        }
+        let stuck = drained || self.now.saturating_sub(self.watchdog.last_move) >= self.watchdog.timeout;
+        let in_flight = self.slab.live() as u64;
+        if !stuck || in_flight == 0 {
+            return None;
+        }
+        let blocked = self.blocked_channels();
+        let cycle = self.cycle(&blocked);
+        Some(Deadlock {
+            at_ns: ns_from_ps(self.now),
+            last_move_ns: ns_from_ps(self.watchdog.last_move),
+            in_flight,
+            blocked: blocked.iter().map(|&c| self.channel_name(c)).collect(),
+            cycle: cycle.iter().map(|&c| self.channel_name(c)).collect(),
+        })
+    }
+
+    /// Switch output channels whose head packet, on some VC, lacks the credits to leave.
+    fn blocked_channels(&self) -> Vec<ChannelId> {
+        let mut out = Vec::new();
+        for (s, sw) in self.switches.iter().enumerate() {
+            for (p, o) in sw.outputs.iter().enumerate() {
+                let waits = o.vcs.iter().any(|v| v.fifo.front().is_some_and(|&pkt| v.credits < self.slab.get(pkt).bytes));
+                if waits {
+                    out.push(self.topo.switches[s].ports[p].out);
+                }
+            }
+        }
+        out
+    }
+
+    /// A cycle in "channel c waits for channel d": c's downstream input buffer holds a packet
+    /// routed to output channel d, and d is blocked too.
+    fn cycle(&self, blocked: &[ChannelId]) -> Vec<ChannelId> {
+        let waits_for = |c: ChannelId| -> Vec<ChannelId> {
+            let Endpoint::Switch(t, port) = self.topo.channels[c as usize].to else { return Vec::new() };
+            let sw = &self.switches[t as usize];
+            let mut next: Vec<ChannelId> = sw.inputs[port as usize]
+                .iter()
+                .flat_map(|ivc| ivc.queues.iter().flatten())
+                .map(|&pkt| self.topo.switches[t as usize].ports[self.slab.get(pkt).out_port as usize].out)
+                .filter(|d| blocked.contains(d))
+                .collect();
+            next.sort_unstable();
+            next.dedup();
+            next
+        };
+        // Depth-first search with the path on a stack; the first back edge closes a cycle.
+        let mut state = vec![0u8; self.topo.channels.len()]; // 0 new, 1 on the path, 2 done
+        for &start in blocked {
+            if state[start as usize] != 0 {
+                continue;
+            }
+            let mut path = vec![(start, waits_for(start), 0usize)];
+            state[start as usize] = 1;
+            while let Some((c, next, i)) = path.last_mut() {
+                let c = *c;
+                if let Some(&d) = next.get(*i) {
+                    *i += 1;
+                    match state[d as usize] {
+                        1 => {
+                            let from = path.iter().position(|(x, _, _)| *x == d).expect("on the path");
+                            return path[from..].iter().map(|(x, _, _)| *x).collect();
+                        }
+                        0 => {
+                            state[d as usize] = 1;
+                            let n = waits_for(d);
+                            path.push((d, n, 0));
+                        }
+                        _ => {}
+                    }
+                } else {
+                    state[c as usize] = 2;
+                    path.pop();
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// The channel's name as `links.csv` gives it (`s0-s1>`: link s0-s1, from s0 to s1).
+    fn channel_name(&self, c: ChannelId) -> String {
+        self.topo.channels[c as usize].name.clone()
+    }
+}
