@@ -67,3 +67,9 @@ def test_plot_and_report_output_errors_are_one_line(small_sweep, tmp_path):
         p = cli(*args)
         assert p.returncode == 1, p.stderr
         assert "Traceback" not in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+
+
+def test_the_bad_input_table_in_the_docs_is_what_lossless_says_now():
+    root = Path(__file__).resolve().parents[2]
+    p = subprocess.run([sys.executable, str(root / "scripts" / "bad_input_table.py"), "--check"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr

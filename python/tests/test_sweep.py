@@ -123,7 +123,7 @@ def test_a_failing_point_is_recorded_and_the_others_run(tmp_path, default_exampl
     out = tmp_path / "out"
     p = subprocess.run([sys.executable, "-m", "lossless", "sweep", spec, "--out", out, "--jobs", "2", "-q"], capture_output=True, text=True)
     assert p.returncode == 1, p.stderr
-    assert "point 3 failed (config): `traffic[0].load`: must be between 0.000001 and 1" in p.stderr
+    assert "point 3 failed (config): `traffic[0].load`: must be between 1e-6 and 1" in p.stderr
     r = lossless.load(out)
     assert len(r.meta) == 9 and len(r.failures) == 9
     assert set(r.failures["traffic.0.load"]) == {1.5}

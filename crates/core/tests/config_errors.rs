@@ -17,7 +17,7 @@ fn error(overrides: &[&str]) -> lossless_core::ConfigError {
 fn each_error_names_its_key() {
     let cases: &[(&[&str], &str, &str)] = &[
         (&["traffic.0.lod=0.5"], "traffic[0].lod", "unknown field"),
-        (&["traffic.0.load=1.5"], "traffic[0].load", "between 0.000001 and 1"),
+        (&["traffic.0.load=1.5"], "traffic[0].load", "between 1e-6 and 1"),
         (&["traffic.0.load=\"high\""], "traffic[0].load", "invalid type"),
         (&["topology.k=1"], "topology.k", "at least 2"),
         (&["topology.k=32"], "topology.k", "ports"),
@@ -45,7 +45,7 @@ fn each_error_names_its_key() {
         (&["cc.ibcc.ccti_timer_ns=0"], "cc.ibcc.ccti_timer_ns", "one picosecond"),
         (&["cc.ibcc.cct=\"steep\""], "cc.ibcc.cct", "did not match"),
         (&["cc.ibcc.threshold_mode=\"max\""], "cc.ibcc.threshold_mode", "unknown variant"),
-        (&["cc.mechanism=\"santos\"", "cc.santos.min_rate=0"], "cc.santos.min_rate", "[0.000001, 1)"),
+        (&["cc.mechanism=\"santos\"", "cc.santos.min_rate=0"], "cc.santos.min_rate", "[1e-6, 1)"),
         (&["cc.santos.decrease_factor=1"], "cc.santos.decrease_factor", "greater than 1"),
         (&["cc.santos.window_packets=0"], "cc.santos.window_packets", "at least 1"),
         (&["cc.santos.initial_rate=-1"], "cc.santos.initial_rate", "between"),
@@ -54,8 +54,8 @@ fn each_error_names_its_key() {
         (&["traffic.0.pattern=\"hotspot\"", "traffic.0.dest=256"], "traffic[0].dest", "0..255"),
         (&["traffic.0.stop_ns=-5"], "traffic[0].stop_ns", "between 0 and 1e13 ns"),
         (&["traffic.0.start_ns=100", "traffic.0.stop_ns=50"], "traffic[0].stop_ns", "after start_ns"),
-        (&["traffic.0.rate_limit=0"], "traffic[0].rate_limit", "between 0.000001 and 1"),
-        (&["traffic.0.rate_limit=1.5"], "traffic[0].rate_limit", "between 0.000001 and 1"),
+        (&["traffic.0.rate_limit=0"], "traffic[0].rate_limit", "between 1e-6 and 1"),
+        (&["traffic.0.rate_limit=1.5"], "traffic[0].rate_limit", "between 1e-6 and 1"),
         (&["traffic.0.message={kind=\"uniform\",min=8,max=4}"], "traffic[0].message", "min <= max"),
         (&["routing.algorithm=\"shortest_path\"", "routing.routes=[{switch=\"s0.0\",dest=\"h3\",next=\"nowhere\"}]"], "routing.routes[0].next", "no link"),
     ];

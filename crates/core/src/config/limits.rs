@@ -32,12 +32,21 @@ pub const MIN_FRACTION: f64 = 1e-6;
 /// Time-series rows (bins x classes) a run may write: 1,000,000, a 30 MB CSV.
 pub const MAX_SERIES_ROWS: f64 = 1e6;
 
+/// A number as a person reads it in a message: `1e-20`, `1e15`, `0.5`, `NaN`.
+pub fn num(v: f64) -> String {
+    if v != 0.0 && v.is_finite() && !(1e-3..1e6).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
 /// A point in time or a delay that may be zero: `[0, MAX_TIME_NS]`.
 pub fn time_ns(key: &str, v: f64) -> ConfigResult<()> {
     if v.is_finite() && (0.0..=MAX_TIME_NS).contains(&v) {
         Ok(())
     } else {
-        Err(ConfigError::new(key, format!("must be between 0 and {MAX_TIME_NS:e} ns (about 2.8 hours), got {v}")))
+        Err(ConfigError::new(key, format!("must be between 0 and {MAX_TIME_NS:e} ns (about 2.8 hours), got {}", num(v))))
     }
 }
 
@@ -46,7 +55,7 @@ pub fn span_ns(key: &str, v: f64) -> ConfigResult<()> {
     if v.is_finite() && (MIN_SPAN_NS..=MAX_TIME_NS).contains(&v) {
         Ok(())
     } else {
-        Err(ConfigError::new(key, format!("must be between {MIN_SPAN_NS} ns (one picosecond, the engine's resolution) and {MAX_TIME_NS:e} ns, got {v}")))
+        Err(ConfigError::new(key, format!("must be between {MIN_SPAN_NS} ns (one picosecond, the engine's resolution) and {MAX_TIME_NS:e} ns, got {}", num(v))))
     }
 }
 
@@ -63,7 +72,7 @@ pub fn in_range(key: &str, v: f64, min: f64, max: f64, unit: &str) -> ConfigResu
     if v.is_finite() && (min..=max).contains(&v) {
         Ok(())
     } else {
-        Err(ConfigError::new(key, format!("must be between {min} and {max} {unit}, got {v}")))
+        Err(ConfigError::new(key, format!("must be between {} and {} {unit}, got {}", num(min), num(max), num(v))))
     }
 }
 

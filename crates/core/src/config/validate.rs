@@ -275,7 +275,7 @@ impl SantosConfig {
         if !(self.min_rate >= limits::MIN_FRACTION && self.min_rate < 1.0) {
             return Err(ConfigError::new(
                 "cc.santos.min_rate",
-                format!("must be a fraction of the link rate in [{}, 1), got {}", limits::MIN_FRACTION, self.min_rate),
+                format!("must be a fraction of the link rate in [{}, 1), got {}", limits::num(limits::MIN_FRACTION), limits::num(self.min_rate)),
             ));
         }
         if !(self.decrease_factor.is_finite() && self.decrease_factor > 1.0 && self.decrease_factor <= 1e6) {
