@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks that a change leaves results unchanged: runs every example scenario under each
-mechanism for a short window and stores its summary.json without `wall_s`, so that two commits'
+mechanism for a short window and stores its summary.json without `wall_s`, `version` and
+`commit`, so that two commits'
 outputs can be compared byte for byte.
 
     python scripts/same_results.py record DIR     # with the commit you trust
@@ -38,7 +39,8 @@ def summaries() -> dict[str, str]:
                     out[name] = f"exit {run.returncode}: {run.stderr.strip()}\n"
                     continue
                 s = json.loads(Path(f"{tmp}/{name}/summary.json").read_text())
-                s.pop("wall_s")
+                for provenance in ("wall_s", "version", "commit"):
+                    s.pop(provenance, None)
                 out[name] = json.dumps(s, indent=1, sort_keys=True) + "\n"
     return out
 

@@ -25,6 +25,14 @@ def main() -> int:
     command = _python_command(args[0]) if args else None
     if command is not None:
         return command(args[1:])
+    if args[:1] == ["list"] and len(args) == 1:
+        status = cli(["lossless", "list"])
+        from .reproduce import TARGETS
+
+        print("reproductions (lossless reproduce ID):")
+        for t in TARGETS.values():
+            print(f"  {t.id:<15} {t.title}")
+        return status
     # The simulation runs in Rust without returning to Python, so Python's own Ctrl-C handler
     # would never run: let SIGINT end the process as it ends the native binary. Results are
     # written atomically, so nothing half-written is left behind.

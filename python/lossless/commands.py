@@ -118,7 +118,7 @@ def plot(argv: list[str]) -> int:
 
 
 def report(argv: list[str]) -> int:
-    from .report import report as write_report
+    from .html_report import report as write_report
 
     ap = argparse.ArgumentParser(prog="lossless report", description="Write a self-contained HTML report of a sweep.")
     ap.add_argument("dir", type=Path, help="the sweep's result directory")

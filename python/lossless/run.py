@@ -7,11 +7,14 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence, Union
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 from . import _lossless
+
+if TYPE_CHECKING:
+    import pandas as pd
+# pandas is imported where a DataFrame is made, not here: `lossless run` and `--version` then
+# start without it (a third of a second).
 
 ConfigLike = Union[str, os.PathLike, Mapping[str, Any]]
 
@@ -106,16 +109,22 @@ class Result:
     @property
     def classes(self) -> pd.DataFrame:
         """One row per traffic class: offered, accepted, marked, latency (ns) and fairness statistics."""
+        import pandas as pd
+
         return pd.DataFrame(class_rows(self.summary)).set_index("class")
 
     @property
     def sources(self) -> pd.DataFrame:
         """Accepted throughput per source host (fraction of its injection link)."""
+        import pandas as pd
+
         s = self.summary["sources"]
         return pd.DataFrame({"node": [int(k) for k in s], "accepted": list(s.values())}).set_index("node")
 
     def class_sources(self, name: str) -> pd.Series:
         """Accepted throughput of each source of class `name`, indexed by host id."""
+        import pandas as pd
+
         ids = self.summary["classes"][name]["source_ids"]
         return pd.Series({h: self.summary["sources"][str(h)] for h in ids}, name="accepted")
 
@@ -139,6 +148,8 @@ def run(config: ConfigLike, *, seed: int | None = None, set: Sequence[str] | Map
     ``lossless.DeadlockError`` if the network deadlocks (its ``result`` has the results up to
     then), and ``KeyboardInterrupt`` on Ctrl-C, within about a tenth of a second.
     """
+    import pandas as pd
+
     summary, series, links = _lossless.run(**_config_args(config), overrides=_overrides(seed, set))
     result = Result(
         summary=json.loads(summary),

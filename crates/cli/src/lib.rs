@@ -22,9 +22,17 @@ pub const EXIT_INTERNAL: i32 = 70;
 #[derive(Parser)]
 #[command(
     name = "lossless",
-    version,
+    version = lossless_core::VERSION_LINE,
     about = "Simulate congestion management in lossless interconnection networks",
-    after_help = "The Python package (pip install lossless) adds: sweep, plot, report and reproduce\n(`lossless sweep --help`; docs/sweeps.md)."
+    after_help = "Commands of the Python package (pip install lossless; each has --help):
+  sweep      Run a grid of points (mechanisms x loads x seeds x any key) in parallel, resumably
+  plot       Draw a figure of a sweep or of one run directory (PNG or SVG)
+  report     Write a self-contained HTML report of a sweep
+  reproduce  Run a paper's figure and check its headline numbers (--list for the targets)
+
+Exit status: 0 done, 1 failed (a sweep's points, writing results), 2 bad input (the message
+names the key), 3 the run deadlocked (results written), 70 a bug in lossless, 130 interrupted.
+Docs: docs/config.md (keys), docs/metrics.md (results), docs/sweeps.md, docs/tutorial.md."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -51,12 +59,16 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
-    /// Check a scenario file (and overrides) without running it.
+    /// Check a scenario file (and overrides) without running it; print the memory it needs.
     Validate {
+        /// Scenario file (TOML); see docs/config.md.
         config: PathBuf,
+        /// Overrides a config key, e.g. --set traffic.0.load=0.6 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
     },
+    /// List the topologies, routings, queues, mechanisms, traffic patterns and message sizes.
+    List,
 }
 
 /// Runs the command line `args` (including the program name) and returns the exit status.
@@ -91,6 +103,15 @@ fn dispatch(command: Command) -> i32 {
             }
             Err(e) => bad_input(&config, &e),
         },
+        Command::List => {
+            for c in lossless_core::config::catalog::catalog() {
+                println!("{}:", c.key);
+                for (value, doc) in c.values {
+                    println!("  {value:<15} {doc}");
+                }
+            }
+            0
+        }
     }
 }
 

@@ -45,6 +45,14 @@ fn run_writes_the_documented_files() {
     // 40 us in 1 us bins, one class.
     assert_eq!(series.lines().count(), 1 + 40);
     assert!(out.join("links.csv").exists() && out.join("config.toml").exists());
+    // config.toml holds every default the example left open, and the run's provenance is in
+    // the summary.
+    let resolved = std::fs::read_to_string(out.join("config.toml")).unwrap();
+    for key in ["input_buffer_packets = 16", "output_buffer_packets = 4", "host_bandwidth_gbps = 10.0", "vcs = [\"data\"]", "watchdog_ns = "] {
+        assert!(resolved.contains(key), "config.toml lacks `{key}`:\n{resolved}");
+    }
+    assert_eq!(s["version"], env!("CARGO_PKG_VERSION"));
+    assert!(s["commit"].as_str().is_some_and(|c| c.len() >= 7), "{}", s["commit"]);
     // The resolved config reruns to the same result.
     let out2 = tmp.path().join("rerun");
     let o = lossless(&["run", out.join("config.toml").to_str().unwrap(), "--out", out2.to_str().unwrap(), "-q"]);
@@ -234,4 +242,11 @@ fn a_deadlocked_run_exits_3_and_its_summary_names_the_cycle() {
     let o = lossless(&["run", cfg.to_str().unwrap(), "--out", tmp.path().join("again").to_str().unwrap(), "-q"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("`routing.routes`: these routes can deadlock"));
+}
+
+#[test]
+fn version_names_the_commit() {
+    let o = lossless(&["--version"]);
+    let v = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && v.starts_with(&format!("lossless {} (commit ", env!("CARGO_PKG_VERSION"))), "{v}");
 }

@@ -21,7 +21,14 @@ pub mod time;
 pub mod topology;
 pub mod traffic;
 
+/// The version of lossless, and the git commit it was built from ("-dirty" with uncommitted
+/// changes, "unknown" outside a checkout): provenance for every result.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub const COMMIT: &str = env!("LOSSLESS_COMMIT");
+/// `VERSION (commit COMMIT)`, as `lossless --version` prints it.
+pub const VERSION_LINE: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("LOSSLESS_COMMIT"), ")");
+
 pub use config::Config;
 pub use error::{ConfigError, ConfigResult, RunError};
-pub use sim::{check, memory_estimate, run, Deadlock, Progress, Sim};
+pub use sim::{check, memory_estimate, resolved_config, run, Deadlock, Progress, Sim};
 pub use stats::Summary;

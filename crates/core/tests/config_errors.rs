@@ -17,6 +17,8 @@ fn error(overrides: &[&str]) -> lossless_core::ConfigError {
 fn each_error_names_its_key() {
     let cases: &[(&[&str], &str, &str)] = &[
         (&["traffic.0.lod=0.5"], "traffic[0].lod", "unknown field"),
+        (&["traffic.0.lod=0.5"], "traffic[0].lod", "did you mean `load`?"),
+        (&["cc.mechanism=\"srpp\""], "cc.mechanism", "did you mean `srp`?"),
         (&["traffic.0.load=1.5"], "traffic[0].load", "between 1e-6 and 1"),
         (&["traffic.0.load=\"high\""], "traffic[0].load", "invalid type"),
         (&["topology.k=1"], "topology.k", "at least 2"),
@@ -107,4 +109,17 @@ fn the_memory_estimate_grows_with_the_network_and_refuses_what_the_machine_canno
         assert_eq!(e.key, "topology");
         assert!(e.message.contains("needs about"), "{e}");
     }
+}
+
+#[test]
+fn a_toml_syntax_error_gives_line_and_column() {
+    // "warmup_ns = " is 12 characters: the bad value starts in column 13.
+    let e = Config::from_toml_str("[simulation]\nseed = 1\nwarmup_ns = 2 000\n", &[]).unwrap_err();
+    assert!(e.message.starts_with("invalid TOML at line 3, column 13"), "{e}");
+}
+
+#[test]
+fn a_misspelling_far_from_every_key_gets_no_guess() {
+    let e = error(&["topology.kind=\"torus\""]);
+    assert!(e.message.contains("unknown variant") && !e.message.contains("did you mean"), "{e}");
 }

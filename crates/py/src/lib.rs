@@ -69,7 +69,7 @@ fn validate(toml_text: Option<&str>, json_text: Option<&str>, overrides: Vec<Str
     no_panic(|| {
         let cfg = parse(toml_text, json_text, &overrides)?;
         lossless_core::check(&cfg).map_err(config_error)?;
-        toml::to_string(&cfg).map_err(|e| InternalError::new_err(e.to_string()))
+        toml::to_string(&lossless_core::resolved_config(&cfg)).map_err(|e| InternalError::new_err(e.to_string()))
     })
 }
 
@@ -87,8 +87,8 @@ fn to_json<T: serde::Serialize>(v: &T) -> PyResult<String> {
 fn _lossless(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
-    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add("__commit__", env!("LOSSLESS_COMMIT"))?;
+    m.add("__version__", lossless_core::VERSION)?;
+    m.add("__commit__", lossless_core::COMMIT)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(cli, m)?)?;

@@ -5,6 +5,7 @@
 //! `--set key=value` overrides apply) -> typed [`Config`] (serde, unknown keys refused) ->
 //! [`Config::validate`] (ranges and cross-field rules).
 
+pub mod catalog;
 pub mod limits;
 mod overrides;
 mod schema;
@@ -19,7 +20,10 @@ use crate::error::{ConfigError, ConfigResult};
 impl Config {
     /// Parses TOML text, applies `key=value` overrides in order, and validates.
     pub fn from_toml_str(text: &str, overrides: &[String]) -> ConfigResult<Config> {
-        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| ConfigError::new("", format!("invalid TOML: {}", e.message().trim())))?;
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            let at = e.span().map(|s| line_column(text, s.start)).map(|(l, c)| format!(" at line {l}, column {c}")).unwrap_or_default();
+            ConfigError::new("", format!("invalid TOML{at}: {}", e.message().trim()))
+        })?;
         Config::from_table(table, overrides)
     }
 
@@ -44,9 +48,31 @@ impl Config {
     }
 }
 
-/// A typing error (unknown key, wrong type, unknown variant) with the path of the key.
+/// A typing error (unknown key, wrong type, unknown variant) with the path of the key, and for a
+/// misspelt key or value the closest valid one.
 fn serde_error(e: serde_path_to_error::Error<toml::de::Error>) -> ConfigError {
     let path = e.path().to_string();
     let key = if path == "." { String::new() } else { path };
-    ConfigError::new(key, format!("{} (see docs/config.md for the keys and their types)", e.inner().message().trim()))
+    let message = e.inner().message().trim();
+    let hint = did_you_mean(message).map(|s| format!("did you mean `{s}`? ")).unwrap_or_default();
+    ConfigError::new(key, format!("{message}; {hint}see docs/config.md for the keys and their types"))
+}
+
+/// In serde's "unknown field `lod`, expected one of `name`, `load`, ..." (or "unknown variant"),
+/// the expected name closest to the unknown one, if it is close enough to be a slip.
+fn did_you_mean(message: &str) -> Option<&str> {
+    if !(message.starts_with("unknown field") || message.starts_with("unknown variant")) {
+        return None;
+    }
+    let mut quoted = message.split('`').skip(1).step_by(2);
+    let given = quoted.next()?;
+    quoted.map(|c| (strsim::normalized_damerau_levenshtein(given, c), c)).filter(|(score, _)| *score >= 0.5).max_by(|a, b| a.0.total_cmp(&b.0)).map(|(_, c)| c)
+}
+
+/// The 1-based line and column of byte `offset` in `text`.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
 }

@@ -49,8 +49,9 @@ impl Default for SimulationConfig {
     }
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[strum(serialize_all = "snake_case")]
 pub enum TopologyConfig {
     /// k-ary n-tree (Petrini & Vanneschi): k^n hosts, n levels of k^(n-1) switches with 2k ports
     /// (the top level uses only its k down ports). The SRP reference network is the 16-ary 2-tree.
@@ -159,8 +160,9 @@ impl Default for RoutingConfig {
     }
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum RoutingAlgorithm {
     /// `nca` on fat trees, `shortest_path` on explicit topologies.
     Auto,
@@ -211,20 +213,28 @@ pub struct SwitchConfig {
     pub arbitration: Arbitration,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum InputQueues {
+    /// Virtual output queues: a FIFO per output, so no head-of-line blocking (SRP paper §4).
     #[default]
     Voq,
+    /// One FIFO: a head waiting for a busy output blocks the packets behind it.
     Fifo,
+    /// A FIFO whose head younger packets may overtake `bypass_limit` times (Santos et al.
+    /// footnote 6).
     Bypass,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Arbitration {
+    /// Round-robin over the requesters (SRP paper §2 and §4, thesis Paper II).
     #[default]
     RoundRobin,
+    /// The oldest requester first (Santos et al. footnote 6; the thesis' HCAs, Paper IV).
     OldestFirst,
 }
 
@@ -282,8 +292,9 @@ pub struct CcConfig {
     pub santos: SantosConfig,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Mechanism {
     /// No congestion control: the baseline network of every paper.
     #[default]
@@ -635,8 +646,9 @@ pub enum NodeRef {
     Name(String),
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Pattern {
     /// Uniform random destination among the class's destinations, never the source itself.
     Uniform,
@@ -656,8 +668,9 @@ pub enum Pattern {
     Burst,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Arrival {
     /// A message starts in each cycle (`simulation.cycle_ns`) with a fixed probability, as in
     /// BookSim's injection process.
@@ -669,12 +682,12 @@ pub enum Arrival {
     Periodic,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[strum(serialize_all = "snake_case")]
 pub enum MessageSize {
-    Fixed {
-        packets: u32,
-    },
+    /// Every message has `packets` packets.
+    Fixed { packets: u32 },
     /// `packets[i]` with probability proportional to `weights[i]` (per message).
     Bimodal {
         packets: Vec<u32>,
@@ -682,10 +695,7 @@ pub enum MessageSize {
         weights: Option<Vec<f64>>,
     },
     /// Uniform on `min..=max` packets.
-    Uniform {
-        min: u32,
-        max: u32,
-    },
+    Uniform { min: u32, max: u32 },
 }
 
 impl Default for MessageSize {

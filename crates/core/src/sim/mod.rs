@@ -113,6 +113,30 @@ pub fn check(cfg: &Config) -> ConfigResult<()> {
     })
 }
 
+/// `cfg` with every default the file left open written out, as a run's `config.toml` records
+/// it: buffer sizes (in packets, unless given in bytes), the host link rate, the mechanism's VC
+/// classes. It runs to the same results as `cfg`.
+pub fn resolved_config(cfg: &Config) -> Config {
+    let mut r = cfg.clone();
+    let s = &mut r.switch;
+    if s.input_buffer_bytes.is_none() {
+        s.input_buffer_packets.get_or_insert(crate::config::DEFAULT_INPUT_BUFFER_PACKETS);
+    }
+    if s.output_buffer_bytes.is_none() {
+        s.output_buffer_packets.get_or_insert(crate::config::DEFAULT_OUTPUT_BUFFER_PACKETS);
+    }
+    let link = match &mut r.topology {
+        crate::config::TopologyConfig::KaryNtree { link, .. }
+        | crate::config::TopologyConfig::FatTree2 { link, .. }
+        | crate::config::TopologyConfig::Explicit { link, .. } => link,
+    };
+    link.host_bandwidth_gbps.get_or_insert(link.bandwidth_gbps);
+    if r.cc.vcs.is_none() {
+        r.cc.vcs = Some(with_mechanism!(cfg, m => m.vcs().iter().map(|v| v.class).collect()));
+    }
+    r
+}
+
 /// The estimated peak memory of running `cfg`, in bytes (`sim::memory`).
 pub fn memory_estimate(cfg: &Config) -> f64 {
     with_mechanism!(cfg, m => memory::estimate_bytes(cfg, m.vcs().len()))

@@ -77,6 +77,9 @@ pub struct SeriesRow {
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Summary {
+    /// The simulator that produced the results (`lossless_core::VERSION`, `COMMIT`).
+    pub version: String,
+    pub commit: String,
     pub seed: u64,
     pub sim_time_ns: f64,
     pub warmup_ns: f64,
@@ -187,6 +190,8 @@ impl Summary {
         }
         let k = s.counters;
         Summary {
+            version: crate::VERSION.to_string(),
+            commit: crate::COMMIT.to_string(),
             seed: c.seed,
             sim_time_ns: ns_from_ps(s.end),
             warmup_ns: ns_from_ps(s.warmup),

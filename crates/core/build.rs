@@ -1,5 +1,6 @@
-//! Records the git commit the extension is built from (`lossless.__commit__`), so that stored
-//! results name the exact simulator that produced them. "unknown" outside a git checkout.
+//! Records the git commit lossless is built from (`lossless_core::COMMIT`: in every
+//! `summary.json`, `lossless --version` and `lossless.__commit__`), so that stored results name
+//! the exact simulator that produced them. "unknown" outside a git checkout.
 
 use std::process::Command;
 
