@@ -18,7 +18,7 @@ use super::{throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcRole
 use crate::config::{Config, EcnConfig};
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
 use crate::packet::{CcHeader, Packet, PacketKind, CONGESTION_MARK};
-use crate::time::{ps_from_ns, Time};
+use crate::time::{ps_from_ns, Time, NEVER};
 use rustc_hash::FxHashMap;
 
 const CONTROL_VC: Vc = 0;
@@ -120,7 +120,7 @@ impl Mechanism for EcnIpd {
         let now = ctx.now();
         let current = self.throttled.get(&(node, pkt.src)).map(|t| (self.ipd_at(t, now), t.last_end));
         let (ipd, last_end) = current.unwrap_or((0, None));
-        self.throttled.insert((node, pkt.src), Throttle { ipd: ipd + self.ipd_inc, since: now, last_end });
+        self.throttled.insert((node, pkt.src), Throttle { ipd: ipd.saturating_add(self.ipd_inc).min(NEVER), since: now, last_end });
     }
 
     fn inject_gate(&mut self, ctx: &mut Ctx, q: QueueView) -> Gate {

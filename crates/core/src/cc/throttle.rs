@@ -5,19 +5,41 @@
 
 use crate::time::Time;
 
+/// Steps walked one by one before the search bisects: a delay usually ends within a few.
+const WALKED_STEPS: u32 = 8;
+
 /// Earliest time `t >= now` with `last_end + delay(t) <= t`, where `last_end` is when the
 /// previous packet's tail left the NIC and `delay_at(t)` returns the delay in force at `t`
 /// and the time that delay ends (its next step down).
+///
+/// The delay never grows with `t`, so whether `t` is early enough is false, then true: after a
+/// few steps walked one by one, the search bisects, so a delay of hours that steps down by
+/// nanoseconds costs 64 evaluations, not billions.
 pub(super) fn earliest(last_end: Time, now: Time, delay_at: impl Fn(Time) -> (Time, Time)) -> Time {
     let mut t = now;
-    loop {
+    for _ in 0..WALKED_STEPS {
         let (delay, until) = delay_at(t);
-        let ready = (last_end + delay).max(t);
+        let ready = last_end.saturating_add(delay).max(t);
         if ready < until || delay == 0 {
             return ready;
         }
         t = until;
     }
+    let early_enough = |t: Time| last_end.saturating_add(delay_at(t).0) <= t;
+    // `hi` is early enough: the delay there is at most the one in force at `t`.
+    let (mut lo, mut hi) = (t, last_end.saturating_add(delay_at(t).0).max(t));
+    if early_enough(lo) {
+        return lo;
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if early_enough(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    hi
 }
 
 #[cfg(test)]
@@ -32,5 +54,21 @@ mod tests {
         // The previous packet ended at 95: 95 + 10 is past 100, where the delay is 4: 100.
         assert_eq!(earliest(95, 0, delay), 100);
         assert_eq!(earliest(200, 150, delay), 204);
+    }
+
+    #[test]
+    fn a_long_delay_in_many_small_steps_is_found_by_bisection() {
+        // 10^16 ps stepping down 50 ps every 2,000 ps: walking it would take 2 x 10^14 steps.
+        // ready at t: 10^16 - 50 floor(t / 2000) <= t, i.e. t >= 10^16 / 1.025 (about).
+        let delay = |t: u64| {
+            let k = t / 2_000;
+            (10u64.pow(16).saturating_sub(50 * k), (k + 1) * 2_000)
+        };
+        let t = earliest(0, 0, delay);
+        assert!(delay(t).0 <= t, "{t} is early enough");
+        assert!(delay(t - 1).0 > t - 1, "{t} is the earliest");
+        // Against the walk where it is short: the same answers.
+        let short = |t: u64| if t < 100 { (10, 100) } else { (4, u64::MAX) };
+        assert_eq!(earliest(95, 0, short), 100);
     }
 }

@@ -118,8 +118,8 @@ fn validate_topology(t: &TopologyConfig) -> ConfigResult<()> {
             if *n < 1 {
                 return Err(ConfigError::new("topology.n", format!("must be at least 1, got {n}")));
             }
-            if 2 * k > MAX_SWITCH_PORTS {
-                return Err(ConfigError::new("topology.k", format!("switches would have {} ports; at most {MAX_SWITCH_PORTS} are supported", 2 * k)));
+            if *k > MAX_SWITCH_PORTS / 2 {
+                return Err(ConfigError::new("topology.k", format!("switches would have {} ports; at most {MAX_SWITCH_PORTS} are supported", 2 * u64::from(*k))));
             }
             if (*k as u64).checked_pow(*n).is_none_or(|h| h > 1 << 20) {
                 return Err(ConfigError::new("topology.n", format!("{k}^{n} hosts is more than the 1,048,576 supported")));
@@ -131,11 +131,9 @@ fn validate_topology(t: &TopologyConfig) -> ConfigResult<()> {
                     return Err(ConfigError::new(format!("topology.{key}"), "must be at least 1"));
                 }
             }
-            if hosts_per_leaf + spines > MAX_SWITCH_PORTS {
-                return Err(ConfigError::new(
-                    "topology.spines",
-                    format!("leaves would have {} ports; at most {MAX_SWITCH_PORTS} are supported", hosts_per_leaf + spines),
-                ));
+            let leaf_ports = u64::from(*hosts_per_leaf) + u64::from(*spines);
+            if leaf_ports > u64::from(MAX_SWITCH_PORTS) {
+                return Err(ConfigError::new("topology.spines", format!("leaves would have {leaf_ports} ports; at most {MAX_SWITCH_PORTS} are supported")));
             }
             if *leaves > MAX_SWITCH_PORTS {
                 return Err(ConfigError::new("topology.leaves", format!("spines would have {leaves} ports; at most {MAX_SWITCH_PORTS} are supported")));
