@@ -80,9 +80,9 @@ def guarded(action: Callable[[], int], on_interrupt: str) -> int:
 def plot(argv: list[str]) -> int:
     from . import plot as plots
 
-    ap = argparse.ArgumentParser(prog="lossless plot", description="Draw a figure of a sweep's results (PNG or SVG by the --out extension).")
-    ap.add_argument("dir", type=Path, help="the sweep's result directory")
-    ap.add_argument("--kind", required=True, choices=plots.KINDS, help="latency or accepted vs offered load; time series; per-sender throughput; two-parameter heat map")
+    ap = argparse.ArgumentParser(prog="lossless plot", description="Draw a figure of a sweep's results, or of one run's directory (PNG or SVG by the --out extension).")
+    ap.add_argument("dir", type=Path, help="a sweep's result directory, or a run's (lossless run --out DIR)")
+    ap.add_argument("--kind", required=True, choices=plots.KINDS, help="latency or accepted vs offered load; time series; per-sender throughput; busiest channels; two-parameter heat map")
     ap.add_argument("--out", type=Path, required=True, help="figure file, .png or .svg")
     ap.add_argument("--x", help="x axis: a swept key (default for latency/accepted: the swept load)")
     ap.add_argument("--y", help="heatmap: the second swept key")
@@ -107,6 +107,8 @@ def plot(argv: list[str]) -> int:
             fig = plots.latency_load(results, x=args.x, latency=args.latency, by=args.by, **common)
         elif args.kind == "accepted":
             fig = plots.accepted_load(results, x=args.x, by=args.by, **common)
+        elif args.kind == "links":
+            fig = plots.links(results)
         elif args.kind == "timeseries":
             fig = plots.timeseries(results, column=args.column, by=args.by, **common)
         else:

@@ -1,4 +1,5 @@
-"""Figures of sweep results, with readable defaults; each function returns a matplotlib Figure.
+"""Figures of sweep results (or of one run's directory, as a one-point sweep), with readable
+defaults; each function returns a matplotlib Figure.
 
     >>> r = lossless.load("runs/loads")
     >>> lossless.plot.latency_load(r).savefig("latency.svg")
@@ -29,7 +30,7 @@ from .sweeps.results import SweepResults  # noqa: E402
 from .sweeps.store import write_atomically  # noqa: E402
 from .transient import Z95, average_series  # noqa: E402
 
-KINDS = ("latency", "accepted", "timeseries", "senders", "heatmap")
+KINDS = ("latency", "accepted", "timeseries", "senders", "links", "heatmap")
 
 _LABELS = {
     "offered": "offered load (fraction of link rate)",
@@ -79,6 +80,21 @@ def curves(results: SweepResults, *, x: str, y: str, by: str | None = None, traf
     return fig
 
 
+def links(results: SweepResults, *, top: int = 30) -> Figure:
+    """Utilization of the `top` busiest channels (mean over seeds), busiest first."""
+    rows = results.links
+    if rows.empty:
+        raise ValueError("no finished point to plot")
+    _only_seeds_vary(results, rows, [])
+    stats = _mean_ci(rows, ["name"], "utilization").sort_values("mean", ascending=False).head(top)
+    fig, ax = plt.subplots(figsize=(max(6, 0.3 * len(stats)), 4), layout="constrained")
+    ax.bar(range(len(stats)), stats["mean"], yerr=stats["ci95"], capsize=2)
+    ax.set_xticks(range(len(stats)), list(stats["name"]), rotation=90)
+    ax.set(xlabel="channel (as in links.csv)", ylabel="utilization (fraction of its rate)", ylim=(0, 1.05), title=f"the {len(stats)} busiest channels")
+    ax.grid(alpha=0.3)
+    return fig
+
+
 def timeseries(results: SweepResults, *, column: str = "accepted", by: str | None = None, traffic_class: str | None = None) -> Figure:
     """A time series per curve, averaged over seeds per bin, with a 95% confidence band."""
     rows, name = _class_rows(results.timeseries, traffic_class)
@@ -96,23 +112,40 @@ def timeseries(results: SweepResults, *, column: str = "accepted", by: str | Non
     return fig
 
 
+#: Beyond this many senders, bars are unreadable: `senders` draws the distribution instead.
+MAX_SENDER_BARS = 32
+
+
 def senders(results: SweepResults, *, by: str | None = None, traffic_class: str | None = None) -> Figure:
-    """Accepted throughput of each sender, mean over seeds with 95% confidence error bars."""
+    """Accepted throughput of each sender, mean over seeds with 95% confidence error bars; with
+    more than `MAX_SENDER_BARS` senders, their distribution: senders ranked by throughput."""
     rows, name = _class_rows(results.senders, traffic_class)
     by = _by(results, by, exclude=set())
     _only_seeds_vary(results, rows, [by])
     groups = list(_groups(rows, by))
     nodes = sorted(rows["node"].unique())
+    if len(nodes) > MAX_SENDER_BARS:
+        return _sender_distribution(groups, by, name)
     fig, ax = plt.subplots(figsize=(min(10, max(6, 0.25 * len(nodes) * len(groups))), 4), layout="constrained")
     width = 0.8 / len(groups)
     for i, (value, group) in enumerate(groups):
         stats = _mean_ci(group, ["node"], "accepted").set_index("node").reindex(nodes)
         positions = [n + (i - (len(groups) - 1) / 2) * width for n in range(len(nodes))]
-        many = len(nodes) > 32
-        ax.bar(positions, stats["mean"], width, yerr=stats["ci95"], capsize=0 if many else 2, error_kw={"elinewidth": 0.5 if many else 1}, label=_legend(by, value))
-    step = -(-len(nodes) // 32)  # at most 32 labelled senders
-    ax.set_xticks(range(0, len(nodes), step), [str(n) for n in nodes[::step]], rotation=90 if len(nodes) > 16 else 0)
+        ax.bar(positions, stats["mean"], width, yerr=stats["ci95"], capsize=2, label=_legend(by, value))
+    ax.set_xticks(range(len(nodes)), [str(n) for n in nodes], rotation=90 if len(nodes) > 16 else 0)
     ax.set(xlabel="sender (host id)", ylabel=label("accepted"), title=name)
+    _finish(ax, by)
+    return fig
+
+
+def _sender_distribution(groups, by: str | None, name: str) -> Figure:
+    """Senders ranked from the least to the most served (mean over seeds), a curve per group:
+    its spread is the unfairness, its level the throughput, whatever the number of senders."""
+    fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
+    for value, group in groups:
+        ranked = _mean_ci(group, ["node"], "accepted")["mean"].sort_values().to_numpy()
+        ax.plot(100 * (pd.RangeIndex(len(ranked)) + 0.5) / len(ranked), ranked, label=_legend(by, value))
+    ax.set(xlabel="senders, ranked by accepted throughput (percentile)", ylabel=label("accepted"), title=f"{name}: {len(groups[0][1]['node'].unique())} senders")
     _finish(ax, by)
     return fig
 

@@ -84,14 +84,40 @@ def test_timeseries_band_is_the_mean_over_seeds(swept):
     assert len(ax.collections) == 2  # one confidence band per curve
 
 
-def test_senders_bars_are_per_source_means(swept):
+def test_senders_of_a_large_network_are_drawn_as_their_distribution(swept):
+    # 256 bars are unreadable: the per-source means, ranked, as one curve.
     points = stored(swept)
     results = lossless.load(swept).select({"traffic.0.load": 0.6, "series": "ecn"})
     ax = plot.senders(results).axes[0]
-    heights = [p.get_height() for p in ax.patches]
-    assert len(heights) == 256
-    expected = [np.mean([points[("ecn", 0.6, s)]["summary"]["sources"][str(h)] for s in SEEDS]) for h in range(256)]
-    assert np.allclose(heights, expected, rtol=1e-12)
+    assert not ax.patches
+    expected = sorted(np.mean([points[("ecn", 0.6, s)]["summary"]["sources"][str(h)] for s in SEEDS]) for h in range(256))
+    assert np.allclose(ax.lines[0].get_ydata(), expected, rtol=1e-12)
+
+
+def test_a_single_run_directory_plots(fig1_example, tmp_path):
+    run = tmp_path / "run"
+    p = subprocess.run([sys.executable, "-m", "lossless", "run", str(fig1_example), "--out", str(run), "-q", "--set", "simulation.measure_ns=20000"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    summary = json.loads((run / "summary.json").read_text())
+    results = lossless.load(run)
+    # Six senders: a bar each, the run's own throughput.
+    name = next(iter(summary["classes"]))
+    ax = plot.senders(results, traffic_class=name).axes[0]
+    ids = summary["classes"][name]["source_ids"]
+    assert [b.get_height() for b in ax.patches] == [summary["sources"][str(h)] for h in ids]
+    # The busiest channels, busiest first, as links.csv has them.
+    links = {r.split(",")[1]: float(r.split(",")[-1]) for r in (run / "links.csv").read_text().splitlines()[1:]}
+    ax = plot.links(results).axes[0]
+    assert [b.get_height() for b in ax.patches] == sorted(links.values(), reverse=True)[: len(ax.patches)]
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "lossless", "plot", str(run), *map(str, args)], capture_output=True, text=True)
+
+    for kind in ("timeseries", "senders", "links"):
+        p = cli("--kind", kind, "--out", tmp_path / f"{kind}.png")
+        assert p.returncode == 0, p.stderr
+    p = cli("--kind", "latency", "--out", tmp_path / "latency.png")
+    assert p.returncode == 2 and "no swept load" in p.stderr
 
 
 def test_heatmap_cells_are_means(swept):

@@ -2,7 +2,7 @@
 
 Each target runs the example configs behind one figure family of a paper, prints the paper's
 headline numbers beside ours with the tolerance stated in docs/validation.md, and writes the
-figure as PNG. Short mode (the default) is for CI and quick looks: seconds to minutes (ib-t42
+figure as PNG. The example configs ship inside the package, so this runs anywhere. Short mode (the default) is for CI and quick looks: seconds to minutes (ib-t42
 about 13 on two cores; docs/performance.md lists them). ``--full`` uses the paper's run
 lengths.
 """
@@ -20,8 +20,9 @@ from typing import Callable
 from ..outputs import OutputError, claim_dir
 from ..sweeps.store import write_atomically
 
-# The examples directory of a source checkout (editable installs), else of the current directory.
-_EXAMPLE_DIRS = [Path(__file__).resolve().parents[3] / "examples", Path.cwd() / "examples"]
+# The example scenarios ship inside the package (`examples/` of a checkout links to them), so
+# reproductions run wherever lossless is installed.
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 @dataclass
@@ -76,10 +77,9 @@ def target(id: str, title: str):
 
 
 def example(path: str) -> Path:
-    for d in _EXAMPLE_DIRS:
-        if (d / path).is_file():
-            return d / path
-    raise FileNotFoundError(f"example {path} not found in {', '.join(map(str, _EXAMPLE_DIRS))}: run reproductions from the root of a lossless checkout")
+    if not (EXAMPLES / path).is_file():
+        raise FileNotFoundError(f"example {path} not found in {EXAMPLES}: the package is incomplete, reinstall lossless")
+    return EXAMPLES / path
 
 
 def reproduce(id: str, out: Path, full: bool = False, jobs: int | None = None) -> Reproduction:

@@ -71,8 +71,11 @@ def identity(entry: dict[str, Any], keys: list[str], has_series: bool) -> dict[s
 
 
 def load(directory: str | os.PathLike) -> SweepResults:
-    """The results of the sweep in `directory` (finished points; failures; what is missing)."""
+    """The results of the sweep in `directory` (finished points; failures; what is missing), or
+    of the single run `lossless run --out DIR` wrote there (one point, nothing swept)."""
     store = Store(directory)
+    if not (store.root / "sweep.json").is_file() and (store.root / "summary.json").is_file():
+        return _load_run(store.root)
     manifest = store.read_manifest()
     entries = manifest["points"]
     keys = list(dict.fromkeys(k for e in entries for k in e["params"]))
@@ -82,20 +85,8 @@ def load(directory: str | os.PathLike) -> SweepResults:
         ident = identity(e, keys, has_series)
         if store.finished(e["key"]):
             rec = store.read_point(e["key"])
-            s = rec["summary"]
-            ident["seed"] = s["seed"]
-            run_wide = {"mechanism": s["mechanism"], "events": s["events"], "sim_time_ns": s["sim_time_ns"], "max_link_utilization": s["max_link_utilization"]}
-            run_wide.update({f"counters.{k}": v for k, v in s["counters"].items()})
-            run_wide.update({f"cc.{k}": v for k, v in s["cc"].items()})
-            for row in class_rows(s):
-                points.append({**ident, **row, **run_wide})
-            for row in rec["timeseries"]:
-                series.append({**ident, **row})
-            for row in rec["links"]:
-                links.append({**ident, **row})
-            for name, c in s["classes"].items():
-                for h in c["source_ids"]:
-                    senders.append({**ident, "class": name, "node": h, "accepted": s["sources"][str(h)]})
+            ident["seed"] = rec["summary"]["seed"]
+            _add_point(ident, rec["summary"], rec["timeseries"], rec["links"], points, series, senders, links)
             meta.append({**ident, **rec["meta"]})
             continue
         failure = store.read_failure(e["key"])
@@ -112,4 +103,38 @@ def load(directory: str | os.PathLike) -> SweepResults:
         failures=pd.DataFrame(failures),
         dimensions=list(manifest["dimensions"]),
         missing=missing,
+    )
+
+
+def _add_point(ident: dict, s: dict, timeseries: list[dict], link_rows: list[dict], points: list, series: list, senders: list, links: list) -> None:
+    """Appends one finished point's rows (identity first) to the tables."""
+    run_wide = {"mechanism": s["mechanism"], "events": s["events"], "sim_time_ns": s["sim_time_ns"], "max_link_utilization": s["max_link_utilization"]}
+    run_wide.update({f"counters.{k}": v for k, v in s["counters"].items()})
+    run_wide.update({f"cc.{k}": v for k, v in s["cc"].items()})
+    for row in class_rows(s):
+        points.append({**ident, **row, **run_wide})
+    series.extend({**ident, **row} for row in timeseries)
+    links.extend({**ident, **row} for row in link_rows)
+    for name, c in s["classes"].items():
+        for h in c["source_ids"]:
+            senders.append({**ident, "class": name, "node": h, "accepted": s["sources"][str(h)]})
+
+
+def _load_run(directory) -> SweepResults:
+    """A run directory as the results of a one-point sweep."""
+    s = json.loads((directory / "summary.json").read_text())
+    ident = {"point": 0, "key": "run", "seed": s["seed"]}
+    timeseries = pd.read_csv(directory / "timeseries.csv").to_dict("records")
+    link_rows = pd.read_csv(directory / "links.csv", keep_default_na=False).to_dict("records")
+    points, series, senders, links = [], [], [], []
+    _add_point(ident, s, timeseries, link_rows, points, series, senders, links)
+    meta = [{**ident, "version": s.get("version"), "commit": s.get("commit"), "wall_s": s["wall_s"]}]
+    return SweepResults(
+        points=pd.DataFrame(points),
+        timeseries=pd.DataFrame(series),
+        senders=pd.DataFrame(senders),
+        links=pd.DataFrame(links),
+        meta=pd.DataFrame(meta),
+        failures=pd.DataFrame(),
+        dimensions=[],
     )
