@@ -14,7 +14,8 @@ use lossless_core::{with_mechanism, Config, Sim};
 use proptest::prelude::*;
 use std::ops::ControlFlow;
 
-const EXAMPLES: [&str; 5] = ["fattree256_uniform.toml", "srp/hotspot40_background.toml", "ibcc/testbed_scenario1.toml", "santos/two_switch.toml", "ibcc/one_switch_type1.toml"];
+const EXAMPLES: [&str; 5] =
+    ["fattree256_uniform.toml", "srp/hotspot40_background.toml", "ibcc/testbed_scenario1.toml", "santos/two_switch.toml", "ibcc/one_switch_type1.toml"];
 const MECHANISMS: [&str; 5] = ["none", "ecn", "srp", "ibcc", "santos"];
 /// Runs estimated above this are not built here: being accepted is their whole test.
 const BUILD_BUDGET_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
@@ -38,7 +39,22 @@ fn walk(v: &toml::Value, path: String, out: &mut Vec<(String, toml::Value)>) {
 }
 
 const ANY: [&str; 17] = [
-    "\"x\"", "\"\"", "true", "[]", "[0]", "[1, 2]", "{}", "{kind = \"fixed\"}", "nan", "inf", "-1", "0", "1e300", "-9223372036854775808", "9223372036854775807", "4294967296",
+    "\"x\"",
+    "\"\"",
+    "true",
+    "[]",
+    "[0]",
+    "[1, 2]",
+    "{}",
+    "{kind = \"fixed\"}",
+    "nan",
+    "inf",
+    "-1",
+    "0",
+    "1e300",
+    "-9223372036854775808",
+    "9223372036854775807",
+    "4294967296",
     "{kind = \"bimodal\", packets = [1, 16], weights = [1e308, 1e308]}",
 ];
 const FLOATS: [&str; 16] = ["0.0", "-1.0", "1e-300", "1e-12", "1e-6", "0.0001", "0.001", "0.5", "1.0", "1.5", "1e12", "1e13", "1e15", "1e20", "1e300", "-0.0"];

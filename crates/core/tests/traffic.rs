@@ -281,3 +281,25 @@ message = { kind = "fixed", packets = 1 }
     assert_close("greedy at 0.25", s.classes["greedy"].accepted, 0.25, 0.002);
     assert_close("poisson capped at 0.3", s.classes["poisson"].accepted, 0.3, 0.003);
 }
+
+#[test]
+fn a_greedy_class_offers_its_whole_link_while_active_never_less_than_it_carries() {
+    // The 40:1 hot spot: 40 greedy senders behind one ejection link carry 1/40 each, but they
+    // offer their links the whole time. Counting the messages they generated instead gave
+    // offered 0.019 below accepted 0.025 (issue 18): the backlog filled before the window
+    // drains in it.
+    let s = run_config(&example_with("srp/hotspot40_background.toml", &["simulation.warmup_ns=20000", "simulation.measure_ns=50000"]));
+    let hot = &s.classes["hotspot"];
+    assert_eq!(hot.offered, 1.0);
+    assert!(hot.accepted < 0.05 && hot.accepted <= hot.offered, "{}", hot.accepted);
+    assert!(s.series.iter().filter(|r| r.class == "hotspot").all(|r| r.offered == 1.0));
+    // Started half-way through a bin, a class offers half of that bin.
+    let s = run_config(&example_with(
+        "srp/hotspot40_background.toml",
+        &["simulation.warmup_ns=0", "simulation.measure_ns=20000", "traffic.0.start_ns=2500", "traffic.0.stop_ns=12500"],
+    ));
+    let offered: Vec<f64> = s.series.iter().filter(|r| r.class == "hotspot").map(|r| r.offered).collect();
+    // bin_ns = 5000: the class is active in [2.5, 12.5) us.
+    assert_eq!(offered, [0.5, 1.0, 0.5, 0.0]);
+    assert_eq!(s.classes["hotspot"].offered, 0.5);
+}

@@ -206,7 +206,7 @@ impl Mechanism for IbCc {
             Some(f) => (self.ccti_at(f, now), f.last_end),
             None => (self.cfg.ccti_min, None),
         };
-        let ccti = (ccti + self.cfg.ccti_increase).min(self.cfg.ccti_limit);
+        let ccti = ccti.saturating_add(self.cfg.ccti_increase).min(self.cfg.ccti_limit);
         self.flows.insert(key, Flow { ccti, since: now, last_end });
     }
 

@@ -119,7 +119,10 @@ fn validate_topology(t: &TopologyConfig) -> ConfigResult<()> {
                 return Err(ConfigError::new("topology.n", format!("must be at least 1, got {n}")));
             }
             if *k > MAX_SWITCH_PORTS / 2 {
-                return Err(ConfigError::new("topology.k", format!("switches would have {} ports; at most {MAX_SWITCH_PORTS} are supported", 2 * u64::from(*k))));
+                return Err(ConfigError::new(
+                    "topology.k",
+                    format!("switches would have {} ports; at most {MAX_SWITCH_PORTS} are supported", 2 * u64::from(*k)),
+                ));
             }
             if (*k as u64).checked_pow(*n).is_none_or(|h| h > 1 << 20) {
                 return Err(ConfigError::new("topology.n", format!("{k}^{n} hosts is more than the 1,048,576 supported")));

@@ -281,7 +281,20 @@ impl<M: Mechanism> Sim<M> {
                 vc_groups.push(g);
             }
         }
-        let stats = Stats::new(warmup, end, ps_from_ns(cfg.simulation.bin_ns).max(1), traffic.classes.len(), topo.hosts(), topo.channels.len());
+        let mut stats = Stats::new(
+            warmup,
+            end,
+            ps_from_ns(cfg.simulation.bin_ns).max(1),
+            traffic.classes.iter().map(|c| c.greedy).collect(),
+            topo.hosts(),
+            topo.channels.len(),
+        );
+        // Greedy classes without ON-OFF periods send from start to stop (ON periods are counted
+        // as they open, `nic_ops::arrival`).
+        for (i, c) in traffic.classes.iter().enumerate().filter(|(_, c)| c.greedy && c.on_off.is_none() && c.pattern != crate::config::Pattern::Burst) {
+            let mbps = c.sources.iter().map(|&h| topo.channels[topo.host_out[h as usize] as usize].rate.mbps).sum();
+            stats.active(i as u16, mbps, c.start, c.stop);
+        }
         let mut sim = Sim {
             mech,
             now: 0,

@@ -15,6 +15,13 @@ impl<M: Mechanism> Sim<M> {
         if let Some(next_on) = self.traffic.open_on_period(s, self.now) {
             self.events.push(next_on, Event::Arrival { source: s as u32 });
         }
+        let (class, node) = (self.traffic.sources[s].class, self.traffic.sources[s].node);
+        if self.traffic.classes[class as usize].on_off.is_some() {
+            // A greedy ON period opened: the source offers its link until it closes.
+            let until = self.traffic.sources[s].on_until.min(self.traffic.classes[class as usize].stop);
+            let mbps = self.topo.channels[self.nics[node as usize].out as usize].rate.mbps;
+            self.stats.active(class, mbps, self.now, until);
+        }
         let node = self.next_message(s);
         if self.traffic.repeats(s) {
             let t = self.now + self.traffic.gap(s);

@@ -19,6 +19,9 @@ use crate::time::Time;
 #[derive(Default)]
 pub struct ClassStats {
     pub offered_bytes: u64,
+    /// Greedy classes: the sum over sources of link rate x time active (Mb/s x ps): they offer
+    /// their whole link while they send (docs/metrics.md).
+    pub active_mbps_ps: u128,
     pub accepted_bytes: u64,
     pub total: Latency,
     pub inflight: Latency,
@@ -30,6 +33,7 @@ pub struct ClassStats {
 #[derive(Default, Clone, Copy)]
 pub struct Bin {
     pub offered_bytes: u64,
+    pub active_mbps_ps: u128,
     pub accepted_bytes: u64,
     pub packets: u64,
     pub total_ps: u128,
@@ -62,6 +66,8 @@ pub struct Stats {
     pub end: Time,
     pub bin: Time,
     pub classes: Vec<ClassStats>,
+    /// Per class: greedy, so offered is counted by time active, not by messages generated.
+    greedy: Vec<bool>,
     /// Data bytes delivered per source node in the window.
     pub source_accepted: Vec<u64>,
     pub source_offered: Vec<u64>,
@@ -74,12 +80,13 @@ pub struct Stats {
 }
 
 impl Stats {
-    pub fn new(warmup: Time, end: Time, bin: Time, classes: usize, hosts: usize, channels: usize) -> Stats {
+    pub fn new(warmup: Time, end: Time, bin: Time, greedy: Vec<bool>, hosts: usize, channels: usize) -> Stats {
         Stats {
             warmup,
             end,
             bin,
-            classes: (0..classes).map(|_| ClassStats::default()).collect(),
+            classes: greedy.iter().map(|_| ClassStats::default()).collect(),
+            greedy,
             source_accepted: vec![0; hosts],
             source_offered: vec![0; hosts],
             channel_bytes: vec![0; channels],
@@ -110,12 +117,31 @@ impl Stats {
     pub fn offered(&mut self, t: Time, class: ClassId, src: NodeId, bytes: u64, packets: u64) {
         self.counters.generated_packets += packets;
         self.counters.messages += 1;
+        if self.greedy[class as usize] {
+            return; // counted by `active`
+        }
         if let Some(b) = self.bin_mut(t, class) {
             b.offered_bytes += bytes;
         }
         if self.in_window(t) {
             self.classes[class as usize].offered_bytes += bytes;
             self.source_offered[src as usize] += bytes;
+        }
+    }
+
+    /// Greedy sources of `class` with links of `mbps` (summed) were sending from `from` to
+    /// `until`: they offered their links for that time, in the window and in each bin.
+    pub fn active(&mut self, class: ClassId, mbps: u64, from: Time, until: Time) {
+        let until = until.min(self.end);
+        let overlap = |a: Time, b: Time| until.min(b).saturating_sub(from.max(a)) as u128;
+        self.classes[class as usize].active_mbps_ps += mbps as u128 * overlap(self.warmup, self.end);
+        let mut t = from - from % self.bin;
+        while t < until {
+            let span = overlap(t, t + self.bin);
+            if let Some(b) = self.bin_mut(t, class) {
+                b.active_mbps_ps += mbps as u128 * span;
+            }
+            t += self.bin;
         }
     }
 

@@ -123,6 +123,10 @@ impl Summary {
         let window = s.end - s.warmup;
         let host_rate = |h: u32| c.topo.channels[c.topo.host_out[h as usize] as usize].rate;
         let frac = |bytes: u64, rates: f64, span: Time| if rates > 0.0 { bytes as f64 / (rates * span as f64 / 8.0e6) } else { 0.0 };
+        // Messages generated, or for greedy classes the links' time active (docs/metrics.md).
+        let offered = |bytes: u64, active_mbps_ps: u128, rates: f64, span: Time| {
+            frac(bytes, rates, span) + if rates > 0.0 { active_mbps_ps as f64 / (rates * span as f64) } else { 0.0 }
+        };
         let source_throughput = |h: u32| frac(s.source_accepted[h as usize], host_rate(h).mbps as f64, window);
         let mut classes = BTreeMap::new();
         let mut class_rates = Vec::new();
@@ -139,7 +143,7 @@ impl Summary {
                     pattern: crate::config::serde_plain_pattern(cl.pattern).to_string(),
                     sources: cl.sources.len(),
                     source_ids: cl.sources.clone(),
-                    offered: frac(st.offered_bytes, rates, window),
+                    offered: offered(st.offered_bytes, st.active_mbps_ps, rates, window),
                     accepted: frac(st.accepted_bytes, rates, window),
                     packet_latency_ns,
                     inflight_latency_ns: st.inflight.summary(),
@@ -180,7 +184,7 @@ impl Summary {
                 series.push(SeriesRow {
                     class: class.name.clone(),
                     bin_start_ns: ns_from_ps(start),
-                    offered: frac(bin.offered_bytes, rate, span),
+                    offered: offered(bin.offered_bytes, bin.active_mbps_ps, rate, span),
                     accepted: frac(bin.accepted_bytes, rate, span),
                     packets: bin.packets,
                     mean_packet_latency_ns: mean(bin.total_ps),
