@@ -5,33 +5,14 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
 import lossless
 
-# Four switches in a ring, clockwise two-hop routes, greedy shift-2 traffic: it locks at once
-# (crates/core/tests/deadlock.rs).
-RING = """
-[topology]
-kind = "explicit"
-hosts = ["h0", "h1", "h2", "h3"]
-switches = ["s0", "s1", "s2", "s3"]
-links = [
-  { a = "h0", b = "s0" }, { a = "h1", b = "s1" }, { a = "h2", b = "s2" }, { a = "h3", b = "s3" },
-  { a = "s0", b = "s1" }, { a = "s1", b = "s2" }, { a = "s2", b = "s3" }, { a = "s3", b = "s0" },
-]
-[routing]
-allow_deadlock = true
-routes = [
-  { switch = "s0", dest = "h2", next = "s1" }, { switch = "s1", dest = "h3", next = "s2" },
-  { switch = "s2", dest = "h0", next = "s3" }, { switch = "s3", dest = "h1", next = "s0" },
-]
-[[traffic]]
-pattern = "shift"
-shift = 2
-greedy = true
-"""
+# Four switches in a ring, clockwise two-hop routes, greedy shift-2 traffic: it locks at once.
+RING = Path(__file__).resolve().parents[2] / "examples" / "deadlock" / "ring4_clockwise.toml"
 
 
 def test_ctrl_c_stops_a_python_run_promptly(default_example):

@@ -217,29 +217,16 @@ fn every_bad_input_found_is_refused_with_its_key_and_writes_nothing() {
 #[test]
 fn a_deadlocked_run_exits_3_and_its_summary_names_the_cycle() {
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = tmp.path().join("ring.toml");
-    // Four switches in a ring, clockwise two-hop routes, greedy shift-2 traffic (tests/deadlock.rs).
-    let mut text =
-        String::from("[topology]\nkind = \"explicit\"\nhosts = [\"h0\", \"h1\", \"h2\", \"h3\"]\nswitches = [\"s0\", \"s1\", \"s2\", \"s3\"]\nlinks = [");
-    for i in 0..4 {
-        text += &format!("{{ a = \"h{i}\", b = \"s{i}\" }}, {{ a = \"s{i}\", b = \"s{}\" }}, ", (i + 1) % 4);
-    }
-    text += "]\n[routing]\nallow_deadlock = true\nroutes = [";
-    for i in 0..4 {
-        text += &format!("{{ switch = \"s{i}\", dest = \"h{}\", next = \"s{}\" }}, ", (i + 2) % 4, (i + 1) % 4);
-    }
-    text += "]\n[[traffic]]\npattern = \"shift\"\nshift = 2\ngreedy = true\n";
-    std::fs::write(&cfg, text).unwrap();
+    let cfg = example("deadlock/ring4_clockwise.toml");
     let out = out_dir(&tmp);
-    let o = lossless(&["run", cfg.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"]);
+    let o = lossless(&["run", &cfg, "--out", out.to_str().unwrap(), "-q"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(3), "{err}");
     assert!(err.contains("deadlock") && err.contains("s0-s1>"), "{err}");
     let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(s["deadlock"]["cycle"].as_array().unwrap().len(), 4, "{s}");
     // Without allow_deadlock the routes are refused before the run.
-    std::fs::write(&cfg, std::fs::read_to_string(&cfg).unwrap().replace("allow_deadlock = true", "")).unwrap();
-    let o = lossless(&["run", cfg.to_str().unwrap(), "--out", tmp.path().join("again").to_str().unwrap(), "-q"]);
+    let o = lossless(&["run", &cfg, "--out", tmp.path().join("again").to_str().unwrap(), "-q", "--set", "routing.allow_deadlock=false"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("`routing.routes`: these routes can deadlock"));
 }

@@ -2,44 +2,22 @@
 //! the watchdog when the user allows it anyway, and never reported as a finished run.
 
 mod common;
-use common::{config_with, run};
+use common::{config_with, example, run};
 use lossless_core::{check, with_mechanism, Sim};
 use std::ops::ControlFlow;
 
 /// Four switches in a ring, a host on each, every two-hop route clockwise, and greedy shift-2
-/// traffic: each switch's clockwise output waits for the next switch's, around the ring.
-const RING: &str = r#"
-[simulation]
-warmup_ns = 0
-measure_ns = 200_000
-watchdog_ns = 10_000
-
-[topology]
-kind = "explicit"
-hosts = ["h0", "h1", "h2", "h3"]
-switches = ["s0", "s1", "s2", "s3"]
-links = [
-  { a = "h0", b = "s0" }, { a = "h1", b = "s1" }, { a = "h2", b = "s2" }, { a = "h3", b = "s3" },
-  { a = "s0", b = "s1" }, { a = "s1", b = "s2" }, { a = "s2", b = "s3" }, { a = "s3", b = "s0" },
-]
-
-[routing]
-routes = [
-  { switch = "s0", dest = "h2", next = "s1" }, { switch = "s1", dest = "h3", next = "s2" },
-  { switch = "s2", dest = "h0", next = "s3" }, { switch = "s3", dest = "h1", next = "s0" },
-]
-
-[[traffic]]
-pattern = "shift"
-shift = 2
-greedy = true
-"#;
+/// traffic: each switch's clockwise output waits for the next switch's, around the ring (the
+/// example explains it).
+fn ring() -> String {
+    example("deadlock/ring4_clockwise.toml")
+}
 
 const CYCLE: [&str; 4] = ["s0-s1>", "s1-s2>", "s2-s3>", "s3-s0>"];
 
 #[test]
 fn cyclic_routes_are_refused_with_the_cycle_named() {
-    let e = check(&config_with(RING, &[])).unwrap_err();
+    let e = check(&config_with(&ring(), &["routing.allow_deadlock=false"])).unwrap_err();
     assert_eq!(e.key, "routing.routes");
     for c in CYCLE {
         assert!(e.message.contains(c), "{e}");
@@ -49,7 +27,7 @@ fn cyclic_routes_are_refused_with_the_cycle_named() {
 
 #[test]
 fn the_watchdog_stops_an_allowed_deadlock_and_names_the_cycle() {
-    let cfg = config_with(RING, &["routing.allow_deadlock=true"]);
+    let cfg = config_with(&ring(), &[]);
     let s = lossless_core::run(&cfg, &mut |_| ControlFlow::Continue(())).unwrap();
     let d = s.deadlock.as_ref().expect("the ring deadlocks");
     // Greedy sources wait for credits that never come: no event is left, and the run stops at once.
@@ -59,8 +37,8 @@ fn the_watchdog_stops_an_allowed_deadlock_and_names_the_cycle() {
     assert_eq!(cycle, CYCLE, "{d:?}");
     // Open-loop sources keep generating messages into the locked network: the watchdog stops
     // it between one and one and a half timeouts after the last packet moved.
-    let text = format!("{RING}\n[[traffic]]\npattern = \"flow\"\nsrc = \"h0\"\ndest = \"h1\"\nload = 0.01\n");
-    let cfg = config_with(&text, &["routing.allow_deadlock=true"]);
+    let text = format!("{}\n[[traffic]]\npattern = \"flow\"\nsrc = \"h0\"\ndest = \"h1\"\nload = 0.01\n", ring());
+    let cfg = config_with(&text, &[]);
     let s = lossless_core::run(&cfg, &mut |_| ControlFlow::Continue(())).unwrap();
     let d = s.deadlock.as_ref().expect("the ring deadlocks under open-loop traffic too");
     let idle = d.at_ns - d.last_move_ns;
@@ -75,10 +53,8 @@ fn the_watchdog_stops_an_allowed_deadlock_and_names_the_cycle() {
 #[test]
 fn counterclockwise_routes_for_half_the_pairs_break_the_cycle() {
     // The same ring, two-hop routes alternating direction: no cycle, no refusal, no deadlock.
-    let text = RING
-        .replace(r#"{ switch = "s1", dest = "h3", next = "s2" }"#, r#"{ switch = "s1", dest = "h3", next = "s0" }"#)
-        .replace(r#"{ switch = "s3", dest = "h1", next = "s0" }"#, r#"{ switch = "s3", dest = "h1", next = "s2" }"#);
-    let cfg = config_with(&text, &["simulation.measure_ns=50000"]);
+    let cfg = config_with(&ring(), &["routing.routes.1.next=\"s0\"", "routing.routes.3.next=\"s2\"", "routing.allow_deadlock=false", "simulation.measure_ns=50000"]);
+    check(&cfg).unwrap();
     let s = with_mechanism!(&cfg, m => {
         let mut sim = Sim::new(&cfg, m).unwrap();
         sim.run_until(sim.end(), &mut |_| ControlFlow::Continue(())).unwrap();

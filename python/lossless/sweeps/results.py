@@ -94,16 +94,12 @@ def load(directory: str | os.PathLike) -> SweepResults:
             failures.append({**ident, "kind": failure["kind"], "message": failure["error"]})
         else:
             missing.append(e["index"])
-    return SweepResults(
-        points=pd.DataFrame(points),
-        timeseries=pd.DataFrame(series),
-        senders=pd.DataFrame(senders),
-        links=pd.DataFrame(links),
-        meta=pd.DataFrame(meta),
-        failures=pd.DataFrame(failures),
-        dimensions=list(manifest["dimensions"]),
-        missing=missing,
-    )
+    return _results(points, series, senders, links, meta, failures, list(manifest["dimensions"]), missing)
+
+
+def _results(points, series, senders, links, meta, failures, dimensions, missing) -> SweepResults:
+    tables = dict(points=points, timeseries=series, senders=senders, links=links, meta=meta, failures=failures)
+    return SweepResults(**{k: pd.DataFrame(v) for k, v in tables.items()}, dimensions=dimensions, missing=missing)
 
 
 def _add_point(ident: dict, s: dict, timeseries: list[dict], link_rows: list[dict], points: list, series: list, senders: list, links: list) -> None:
@@ -129,12 +125,4 @@ def _load_run(directory) -> SweepResults:
     points, series, senders, links = [], [], [], []
     _add_point(ident, s, timeseries, link_rows, points, series, senders, links)
     meta = [{**ident, "version": s.get("version"), "commit": s.get("commit"), "wall_s": s["wall_s"]}]
-    return SweepResults(
-        points=pd.DataFrame(points),
-        timeseries=pd.DataFrame(series),
-        senders=pd.DataFrame(senders),
-        links=pd.DataFrame(links),
-        meta=pd.DataFrame(meta),
-        failures=pd.DataFrame(),
-        dimensions=[],
-    )
+    return _results(points, series, senders, links, meta, [], [], [])
