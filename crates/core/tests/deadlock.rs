@@ -53,7 +53,8 @@ fn the_watchdog_stops_an_allowed_deadlock_and_names_the_cycle() {
 #[test]
 fn counterclockwise_routes_for_half_the_pairs_break_the_cycle() {
     // The same ring, two-hop routes alternating direction: no cycle, no refusal, no deadlock.
-    let cfg = config_with(&ring(), &["routing.routes.1.next=\"s0\"", "routing.routes.3.next=\"s2\"", "routing.allow_deadlock=false", "simulation.measure_ns=50000"]);
+    let cfg =
+        config_with(&ring(), &["routing.routes.1.next=\"s0\"", "routing.routes.3.next=\"s2\"", "routing.allow_deadlock=false", "simulation.measure_ns=50000"]);
     check(&cfg).unwrap();
     let s = with_mechanism!(&cfg, m => {
         let mut sim = Sim::new(&cfg, m).unwrap();

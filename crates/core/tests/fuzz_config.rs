@@ -14,8 +14,39 @@ use lossless_core::{with_mechanism, Config, Sim};
 use proptest::prelude::*;
 use std::ops::ControlFlow;
 
-const EXAMPLES: [&str; 5] =
-    ["fattree256_uniform.toml", "srp/hotspot40_background.toml", "ibcc/testbed_scenario1.toml", "santos/two_switch.toml", "ibcc/one_switch_type1.toml"];
+const EXAMPLES: [&str; 6] = [
+    "fattree256_uniform.toml",
+    "srp/hotspot40_background.toml",
+    "ibcc/testbed_scenario1.toml",
+    "santos/two_switch.toml",
+    "ibcc/one_switch_type1.toml",
+    "deadlock/ring4_clockwise.toml",
+];
+
+/// Keys absent from the examples unless set, with a value of their type to mutate.
+fn optional_leaves() -> Vec<(String, toml::Value)> {
+    let int = toml::Value::Integer(1);
+    let float = toml::Value::Float(1.0);
+    let mut out = Vec::new();
+    for t in 0..2 {
+        for key in ["shift", "senders", "dest", "src"] {
+            out.push((format!("traffic.{t}.{key}"), int.clone()));
+        }
+        for key in ["rate_limit", "stop_ns", "move_every_ns", "on_off.mean_on_ns", "on_off.mean_off_ns"] {
+            out.push((format!("traffic.{t}.{key}"), float.clone()));
+        }
+        for pattern in ["shift", "tornado", "bitreverse", "randperm", "hotspot", "burst", "flow"] {
+            out.push((format!("traffic.{t}.pattern"), toml::Value::String(pattern.into())));
+        }
+    }
+    for key in ["switch.input_buffer_bytes", "switch.output_buffer_bytes"] {
+        out.push((key.into(), int.clone()));
+    }
+    for key in ["topology.links.0.bandwidth_gbps", "topology.links.4.latency_ns"] {
+        out.push((key.into(), float.clone()));
+    }
+    out
+}
 const MECHANISMS: [&str; 5] = ["none", "ecn", "srp", "ibcc", "santos"];
 /// Runs estimated above this are not built here: being accepted is their whole test.
 const BUILD_BUDGET_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
@@ -97,7 +128,8 @@ proptest! {
     #[test]
     fn mangled_configs_are_refused_or_run(file in 0..EXAMPLES.len(), mechanism in 0..MECHANISMS.len(), picks in prop::collection::vec((any::<prop::sample::Index>(), any::<u64>(), any::<f64>()), 1..4)) {
         let text = example(EXAMPLES[file]);
-        let leaves = leaves(&text);
+        let mut leaves = leaves(&text);
+        leaves.extend(optional_leaves());
         let mut overrides = vec![format!("cc.mechanism=\"{}\"", MECHANISMS[mechanism]), "simulation.measure_ns=20000".to_string()];
         for (i, pick, f) in &picks {
             let (key, current) = i.get(&leaves);

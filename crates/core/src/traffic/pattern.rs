@@ -36,11 +36,12 @@ pub fn destination(class: &Class, src: NodeId, now: Time, rng: &mut Stream) -> N
 /// send to themselves (they send nothing).
 pub fn permutation(pattern: Pattern, n: u32, shift: u32, rng: &mut Stream) -> Vec<NodeId> {
     let mut p: Vec<NodeId> = match pattern {
-        Pattern::Shift => (0..n).map(|s| (s + shift) % n).collect(),
+        Pattern::Shift => (0..n).map(|s| (s + shift % n) % n).collect(),
         Pattern::Tornado => (0..n).map(|s| (s + n.div_ceil(2) - 1) % n).collect(),
         Pattern::Bitreverse => {
             let bits = n.trailing_zeros();
-            (0..n).map(|s| s.reverse_bits() >> (32 - bits)).collect()
+            // One host (no address bits) is its own reverse.
+            (0..n).map(|s| s.reverse_bits().checked_shr(32 - bits).unwrap_or(0)).collect()
         }
         Pattern::Randperm => {
             // Sattolo's algorithm: a uniformly random cyclic permutation, so no host is fixed.
@@ -84,5 +85,14 @@ mod tests {
         assert_eq!(b[1], 8);
         assert_eq!(b[0], NodeId::MAX);
         assert_eq!(b[6], NodeId::MAX);
+    }
+
+    #[test]
+    fn any_shift_and_a_single_host_are_fine() {
+        let mut rng = stream(1, Family::TrafficSetup, 0);
+        // A shift of 2^32 - 1 on 16 hosts is a shift of 15 (it overflowed before).
+        assert_eq!(permutation(Pattern::Shift, 16, u32::MAX, &mut rng)[0], 15);
+        // One host has no address bits (the shift by 32 overflowed): it would send to itself.
+        assert_eq!(permutation(Pattern::Bitreverse, 1, 0, &mut rng), [NodeId::MAX]);
     }
 }
