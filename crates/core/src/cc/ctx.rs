@@ -38,6 +38,13 @@ impl Ctx<'_> {
         self.now
     }
 
+    /// A count that grows with every action hooks take through this context (control packets,
+    /// actions on other entities, timers and wake-ups): a hook that only reads leaves it as it
+    /// was (`tests/hooks.rs` holds `Mechanism::GATE_ONLY_READS` to it).
+    pub fn actions(&self) -> usize {
+        *self.control_sent as usize + self.deferred.len() + self.events.len()
+    }
+
     /// The mechanism's own random stream.
     pub fn rng(&mut self) -> &mut Stream {
         self.rng

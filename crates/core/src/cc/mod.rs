@@ -10,6 +10,7 @@
 //! Mechanisms act on the network only through [`Ctx`]: sending control packets from a NIC,
 //! setting timers, drawing from their own random stream.
 
+pub mod audit;
 mod ctx;
 mod ecn_ipd;
 mod ib_cc;
@@ -18,6 +19,7 @@ mod santos;
 mod srp;
 mod throttle;
 
+pub use audit::Hook;
 pub use ctx::{Ctx, Deferred};
 pub use ecn_ipd::EcnIpd;
 pub use ib_cc::IbCc;
@@ -188,28 +190,38 @@ pub trait Mechanism {
     }
 
     /// A packet's head arrived at switch input `port` (timestamp it, count it).
-    fn on_switch_arrival(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _pkt: &mut Packet) {}
+    fn on_switch_arrival(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _pkt: &mut Packet) {
+        audit::default_ran(Hook::SwitchArrival)
+    }
 
     /// A packet reached the head of its input queue and is about to compete for the crossbar,
     /// or is still waiting there at the time an earlier `Verdict::Recheck` named. The same
     /// packet may be asked several times, so the answer depends on the time, not on a count.
     fn at_queue_head(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _pkt: &Packet) -> Verdict {
+        audit::default_ran(Hook::QueueHead);
         Verdict::Keep
     }
 
     /// Input buffer (port, VC) became full: an arrival's tail is in, no room is left for
     /// another data packet, and no packet of it is leaving across the crossbar (buffers fill
     /// flit by flit). `contents` lists the data packets it holds, as (uid, output port).
-    fn on_input_full(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _vc: Vc, _contents: &[(u64, PortId)]) {}
+    fn on_input_full(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _vc: Vc, _contents: &[(u64, PortId)]) {
+        audit::default_ran(Hook::InputFull)
+    }
 
     /// A packet starts leaving switch output `port` (read and rewrite header fields).
-    fn on_transmit(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _pkt: &mut Packet, _out: OutputView) {}
+    fn on_transmit(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _pkt: &mut Packet, _out: OutputView) {
+        audit::default_ran(Hook::Transmit)
+    }
 
     /// A message entered a send queue.
-    fn on_message(&mut self, _ctx: &mut Ctx, _q: QueueView, _packets: u32) {}
+    fn on_message(&mut self, _ctx: &mut Ctx, _q: QueueView, _packets: u32) {
+        audit::default_ran(Hook::Message)
+    }
 
     /// May this send queue inject its next data packet now, and on which VC?
     fn inject_gate(&mut self, _ctx: &mut Ctx, _q: QueueView) -> Gate {
+        audit::default_ran(Hook::InjectGate);
         Gate::Now(self.data_vc())
     }
 
@@ -222,16 +234,24 @@ pub trait Mechanism {
     }
 
     /// A data packet was just injected (stamp header fields, start timers).
-    fn on_injected(&mut self, _ctx: &mut Ctx, _q: QueueView, _pkt: &mut Packet) {}
+    fn on_injected(&mut self, _ctx: &mut Ctx, _q: QueueView, _pkt: &mut Packet) {
+        audit::default_ran(Hook::Injected)
+    }
 
     /// A data packet was delivered at its destination NIC `node` (answer: ACK, CNP, grant...).
-    fn on_deliver(&mut self, _ctx: &mut Ctx, _node: NodeId, _pkt: &Packet) {}
+    fn on_deliver(&mut self, _ctx: &mut Ctx, _node: NodeId, _pkt: &Packet) {
+        audit::default_ran(Hook::Deliver)
+    }
 
     /// A control packet was delivered at NIC `node`.
-    fn on_control(&mut self, _ctx: &mut Ctx, _node: NodeId, _pkt: &Packet) {}
+    fn on_control(&mut self, _ctx: &mut Ctx, _node: NodeId, _pkt: &Packet) {
+        audit::default_ran(Hook::Control)
+    }
 
     /// A timer set through [`Ctx::set_timer`] fired.
-    fn on_timer(&mut self, _ctx: &mut Ctx, _token: u64) {}
+    fn on_timer(&mut self, _ctx: &mut Ctx, _token: u64) {
+        audit::default_ran(Hook::Timer)
+    }
 
     /// The mechanism's own counters (marks, notifications...), reported under `cc` in the
     /// summary.

@@ -29,7 +29,8 @@ pub const MAX_BUFFER_BYTES: u64 = 1 << 30;
 /// The smallest load, rate limit or rate fraction: one millionth of a link, so that the gap
 /// between two messages (a packet time / fraction) stays within `MAX_TIME_NS`.
 pub const MIN_FRACTION: f64 = 1e-6;
-/// Time-series rows (bins x classes) a run may write: 1,000,000, a 30 MB CSV.
+/// Time-series rows (bins x classes) a run may write: 1,000,000, a 30 MB CSV. Also the most
+/// moves of a moving hot spot in one run (its destinations are drawn up front).
 pub const MAX_SERIES_ROWS: f64 = 1e6;
 
 /// A number as a person reads it in a message: `1e-20`, `1e15`, `0.5`, `NaN`.

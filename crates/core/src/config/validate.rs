@@ -23,8 +23,16 @@ impl Config {
         if self.traffic.is_empty() {
             return Err(ConfigError::new("traffic", "no traffic class: add at least one [[traffic]] table"));
         }
+        let run_ns = self.simulation.warmup_ns + self.simulation.measure_ns;
         for (i, t) in self.traffic.iter().enumerate() {
             t.validate(&format!("traffic[{i}]"))?;
+            // A moving hot spot draws its destinations for the whole run up front.
+            if let Some(every) = t.move_every_ns.filter(|every| run_ns / every > limits::MAX_SERIES_ROWS) {
+                return Err(ConfigError::new(
+                    format!("traffic[{i}].move_every_ns"),
+                    format!("moves the hot spot {} times in the run; at most {}: use {} ns or more", limits::num((run_ns / every).ceil()), limits::num(limits::MAX_SERIES_ROWS), limits::num((run_ns / limits::MAX_SERIES_ROWS).ceil())),
+                ));
+            }
         }
         let names: Vec<String> = self.traffic.iter().enumerate().map(|(i, t)| t.display_name(i)).collect();
         for (i, n) in names.iter().enumerate() {

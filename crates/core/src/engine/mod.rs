@@ -211,6 +211,11 @@ impl EventQueue {
         self.len == 0
     }
 
+    /// Events pending.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
     pub fn processed(&self) -> u64 {
         self.popped
     }
