@@ -31,14 +31,8 @@ use crate::ids::{NodeId, PortId, QpId, SwitchId, Vc};
 use crate::packet::Packet;
 use crate::time::{Rate, Time};
 
-/// Priority classes of virtual channels: control > data > low (speculative / throttled).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum VcClass {
-    Control = 0,
-    Data = 1,
-    Low = 2,
-}
+/// Priority classes of virtual channels (defined with the config, whose `cc.vcs` names them).
+pub use crate::config::VcClass;
 
 /// A virtual channel a mechanism needs: what travels on it (named in messages about
 /// `cc.vcs`, which may give it another class) and its priority class.

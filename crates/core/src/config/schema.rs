@@ -2,8 +2,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::cc::VcClass;
-
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
@@ -290,6 +288,15 @@ pub struct CcConfig {
     pub srp: SrpConfig,
     pub ibcc: IbCcConfig,
     pub santos: SantosConfig,
+}
+
+/// Priority classes of virtual channels: control > data > low (speculative / throttled).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VcClass {
+    Control = 0,
+    Data = 1,
+    Low = 2,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]

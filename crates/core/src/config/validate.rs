@@ -4,7 +4,6 @@
 use super::limits::{self, fraction, gbps, in_range, packet_bytes, span_ns, time_ns};
 use super::schema::*;
 use crate::error::{ConfigError, ConfigResult};
-use crate::switch::InputQueue;
 
 /// Switches keep per-output request sets as 64-bit masks of inputs: 63 ports and the local
 /// input through which a switch sends its own control packets.
@@ -30,7 +29,12 @@ impl Config {
             if let Some(every) = t.move_every_ns.filter(|every| run_ns / every > limits::MAX_SERIES_ROWS) {
                 return Err(ConfigError::new(
                     format!("traffic[{i}].move_every_ns"),
-                    format!("moves the hot spot {} times in the run; at most {}: use {} ns or more", limits::num((run_ns / every).ceil()), limits::num(limits::MAX_SERIES_ROWS), limits::num((run_ns / limits::MAX_SERIES_ROWS).ceil())),
+                    format!(
+                        "moves the hot spot {} times in the run; at most {}: use {} ns or more",
+                        limits::num((run_ns / every).ceil()),
+                        limits::num(limits::MAX_SERIES_ROWS),
+                        limits::num((run_ns / limits::MAX_SERIES_ROWS).ceil())
+                    ),
                 ));
             }
         }
@@ -201,15 +205,6 @@ impl SwitchConfig {
             ));
         }
         Ok(())
-    }
-
-    /// The input queueing of data VCs.
-    pub fn input_queue(&self) -> InputQueue {
-        match self.input_queues {
-            InputQueues::Voq => InputQueue::Voq,
-            InputQueues::Fifo => InputQueue::Fifo,
-            InputQueues::Bypass => InputQueue::Bypass { limit: self.bypass_limit as u8 },
-        }
     }
 
     /// Bytes per port and VC (validated to fit `limits::MAX_BUFFER_BYTES`).

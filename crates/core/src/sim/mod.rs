@@ -255,7 +255,7 @@ impl<M: Mechanism> Sim<M> {
         let end = warmup + ps_from_ns(cfg.simulation.measure_ns);
         let traffic = traffic::resolve(cfg, &topo, end)?;
         let classes = vc_classes(cfg, &mech)?;
-        let data_queue = cfg.switch.input_queue();
+        let data_queue = InputQueue::of_data_vcs(&cfg.switch);
         let vcs: Vec<VcSpec> =
             classes.into_iter().map(|class| VcSpec { class, queue: if class == VcClass::Data { data_queue } else { InputQueue::Fifo } }).collect();
         let in_cap = cfg.switch.input_buffer_bytes(&cfg.nic);

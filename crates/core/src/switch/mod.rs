@@ -2,7 +2,7 @@
 //! VC), a crossbar with speedup, and small per-VC output buffers (SRP paper §4). Plain data: the
 //! behaviour lives in `sim::switch_ops`, which owns the event queue.
 
-use crate::cc::VcClass;
+use crate::config::{InputQueues, SwitchConfig, VcClass};
 use crate::ids::{PacketId, PortId, Vc};
 use crate::rng::Stream;
 use std::collections::VecDeque;
@@ -22,6 +22,15 @@ pub enum InputQueue {
 }
 
 impl InputQueue {
+    /// The input queueing `switch.input_queues` gives data VCs.
+    pub fn of_data_vcs(cfg: &SwitchConfig) -> InputQueue {
+        match cfg.input_queues {
+            InputQueues::Voq => InputQueue::Voq,
+            InputQueues::Fifo => InputQueue::Fifo,
+            InputQueues::Bypass => InputQueue::Bypass { limit: cfg.bypass_limit as u8 },
+        }
+    }
+
     /// Whether packets are kept in one queue per output port.
     pub fn per_output(self) -> bool {
         self != InputQueue::Fifo
