@@ -49,7 +49,7 @@ def sweep(argv: list[str]) -> int:
 
     def go() -> int:
         executor = Dask(args.scheduler) if args.scheduler else Local(args.jobs)
-        results = sweep(args.spec, args.out, set=parse_set(args.set), executor=executor, progress=not args.quiet)
+        results = sweep(args.spec, args.out, overrides=parse_set(args.set), executor=executor, progress=not args.quiet)
         if not args.quiet:
             done = results.meta.shape[0]
             print(f"{done} points finished, {len(results.failures)} failed; results in {args.out}")

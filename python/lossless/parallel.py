@@ -31,4 +31,4 @@ def run_many(
 
     jobs: simulations at once (default: the number of cores).
     """
-    return map_parallel(lambda p: run(p[0], set=p[1]), points, jobs)
+    return map_parallel(lambda p: run(p[0], overrides=p[1]), points, jobs)

@@ -40,7 +40,6 @@ _LABELS = {
     "network_latency_mean_ns": "mean network latency (ns)",
     "packet_latency_p99_ns": "99th percentile packet latency (ns)",
     "bin_start_ns": "time (ns)",
-    "mean_packet_latency_ns": "mean packet latency (ns)",
     "fairness_jain": "Jain's fairness index",
 }
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 from . import _lossless
+from .deprecation import renamed_kwargs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -35,14 +36,14 @@ def _config_args(config: ConfigLike) -> dict[str, str]:
     raise TypeError(f"config must be a path, TOML text or a dict, not {type(config).__name__}")
 
 
-def _overrides(seed: int | None, set: Sequence[str] | Mapping[str, Any] | None) -> list[str]:
+def _overrides(seed: int | None, overrides: Sequence[str] | Mapping[str, Any] | None) -> list[str]:
     out: list[str] = []
-    if isinstance(set, Mapping):
-        out += [f"{k}={_toml_value(v)}" for k, v in set.items()]
-    elif set is not None:
-        if isinstance(set, str):
-            raise TypeError("set must be a list of 'key=value' strings or a dict, not a single string")
-        out += list(set)
+    if isinstance(overrides, Mapping):
+        out += [f"{k}={_toml_value(v)}" for k, v in overrides.items()]
+    elif overrides is not None:
+        if isinstance(overrides, str):
+            raise TypeError("overrides must be a list of 'key=value' strings or a dict, not a single string")
+        out += list(overrides)
     if seed is not None:
         if not isinstance(seed, int) or seed < 0:
             raise _lossless.ConfigError(f"`seed`: must be a non-negative integer, got {seed!r}")
@@ -138,19 +139,20 @@ class Result:
         return dict(self.summary["cc"])
 
 
-def run(config: ConfigLike, *, seed: int | None = None, set: Sequence[str] | Mapping[str, Any] | None = None) -> Result:
+@renamed_kwargs(set="overrides")
+def run(config: ConfigLike, *, seed: int | None = None, overrides: Sequence[str] | Mapping[str, Any] | None = None) -> Result:
     """Runs one simulation.
 
     config: path to a TOML scenario, TOML text, or a dict of the same shape.
     seed: overrides ``simulation.seed``.
-    set: overrides, as ``["traffic.0.load=0.5"]`` or ``{"traffic.0.load": 0.5}``.
+    overrides: as ``["traffic.0.load=0.5"]`` or ``{"traffic.0.load": 0.5}`` (``set=`` before 0.2).
     Raises ``lossless.ConfigError`` (a ``ValueError``) naming the key on bad input,
     ``lossless.DeadlockError`` if the network deadlocks (its ``result`` has the results up to
     then), and ``KeyboardInterrupt`` on Ctrl-C, within about a tenth of a second.
     """
     import pandas as pd
 
-    summary, series, links = _lossless.run(**_config_args(config), overrides=_overrides(seed, set))
+    summary, series, links = _lossless.run(**_config_args(config), overrides=_overrides(seed, overrides))
     result = Result(
         summary=json.loads(summary),
         timeseries=pd.DataFrame(json.loads(series)),
@@ -161,6 +163,7 @@ def run(config: ConfigLike, *, seed: int | None = None, set: Sequence[str] | Map
     return result
 
 
-def validate(config: ConfigLike, *, seed: int | None = None, set: Sequence[str] | Mapping[str, Any] | None = None) -> str:
+@renamed_kwargs(set="overrides")
+def validate(config: ConfigLike, *, seed: int | None = None, overrides: Sequence[str] | Mapping[str, Any] | None = None) -> str:
     """Checks a scenario without running it; returns the resolved config as TOML text."""
-    return _lossless.validate(**_config_args(config), overrides=_overrides(seed, set))
+    return _lossless.validate(**_config_args(config), overrides=_overrides(seed, overrides))

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from .deprecation import renamed_kwargs
 from .run import ConfigLike, Result, _overrides, run
 
 
@@ -37,10 +38,11 @@ class Saturation:
     points: list[Point] = field(default_factory=list)
 
 
+@renamed_kwargs(set="overrides")
 def saturation(
     config: ConfigLike,
     *,
-    set: Sequence[str] | Mapping[str, Any] | None = None,
+    overrides: Sequence[str] | Mapping[str, Any] | None = None,
     traffic: int = 0,
     gap: float = 0.02,
     latency_factor: float = 10.0,
@@ -50,12 +52,12 @@ def saturation(
 ) -> Saturation:
     """Finds the saturation throughput of traffic class number `traffic` of `config`.
 
-    Its `load` is varied; `set` overrides anything else. Raises ValueError if even `low` is
+    Its `load` is varied; `overrides` sets anything else. Raises ValueError if even `low` is
     saturated.
     """
     if not (0 < low < high <= 1) or resolution <= 0 or gap <= 0 or latency_factor <= 1:
         raise ValueError("need 0 < low < high <= 1, resolution > 0, gap > 0 and latency_factor > 1")
-    base = _overrides(None, set)
+    base = _overrides(None, overrides)
     points: list[Point] = []
     reference: list[float] = []
 
@@ -85,17 +87,18 @@ def saturation(
     return Saturation(below.accepted, below, above, points)
 
 
-def overload_throughput(config: ConfigLike, *, set: Sequence[str] | Mapping[str, Any] | None = None, traffic: int = 0) -> float:
+@renamed_kwargs(set="overrides")
+def overload_throughput(config: ConfigLike, *, overrides: Sequence[str] | Mapping[str, Any] | None = None, traffic: int = 0) -> float:
     """The accepted throughput of traffic class number `traffic` with its load at 1.0: every
     source offers its full link rate and the network carries what it can, the saturation
     throughput BookSim reports under overload. Unlike `saturation` it has no latency criterion,
     so a mechanism that holds packets at their sources (SRP's wait for its reservation) is not
-    counted as saturated for that. The warm-up (`set`) must outlast the climb to steady state.
+    counted as saturated for that. The warm-up (`overrides`) must outlast the climb to steady state.
     """
-    return _class_at_load(config, _overrides(None, set), traffic, 1.0)["accepted"]
+    return _class_at_load(config, _overrides(None, overrides), traffic, 1.0)["accepted"]
 
 
 def _class_at_load(config: ConfigLike, overrides: list[str], traffic: int, load: float) -> dict[str, Any]:
     """The summary of traffic class number `traffic` from a run with its load set to `load`."""
-    r: Result = run(config, set=[*overrides, f"traffic.{traffic}.load={load}"])
+    r: Result = run(config, overrides=[*overrides, f"traffic.{traffic}.load={load}"])
     return next(c for c in r.summary["classes"].values() if c["index"] == traffic)

@@ -33,7 +33,7 @@ overrides = st.dictionaries(st.sampled_from(KEYS), values, min_size=1, max_size=
 @given(overrides)
 def test_any_overrides_give_a_result_or_a_config_error(default_example, o):
     try:
-        resolved = lossless.validate(default_example, set=o)
+        resolved = lossless.validate(default_example, overrides=o)
     except lossless.ConfigError as e:
         assert str(e).startswith("`"), f"{o}: the message names no key: {e}"
         return

@@ -18,7 +18,7 @@ def cli(*args, cwd=None):
 @pytest.fixture(scope="module")
 def small_sweep(tmp_path_factory, default_example) -> Path:
     out = tmp_path_factory.mktemp("sweep") / "s"
-    lossless.sweep(default_example, out, product={"traffic.0.load": [0.2, 0.4]}, set=SHORT, jobs=1, progress=False)
+    lossless.sweep(default_example, out, product={"traffic.0.load": [0.2, 0.4]}, overrides=SHORT, jobs=1, progress=False)
     return out
 
 
@@ -44,7 +44,7 @@ def test_sweep_refuses_a_directory_it_did_not_write(tmp_path, default_example):
 
 def test_a_sweep_directory_is_resumed_not_refused(small_sweep, default_example):
     # Written by lossless: a second sweep into it reuses its points.
-    r = lossless.sweep(default_example, small_sweep, product={"traffic.0.load": [0.2, 0.4]}, set=SHORT, jobs=1, progress=False)
+    r = lossless.sweep(default_example, small_sweep, product={"traffic.0.load": [0.2, 0.4]}, overrides=SHORT, jobs=1, progress=False)
     assert len(r.meta) == 2
     assert (small_sweep / ".lossless").is_file()
 

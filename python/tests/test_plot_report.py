@@ -27,7 +27,7 @@ def swept(tmp_path_factory, default_example):
         default_example, out,
         series={"none": {"cc.mechanism": "none"}, "ecn": {"cc.mechanism": "ecn"}},
         product={"traffic.0.load": LOADS}, seeds=SEEDS,
-        set={"simulation.warmup_ns": 2_000, "simulation.measure_ns": 10_000, "simulation.bin_ns": 2_000},
+        overrides={"simulation.warmup_ns": 2_000, "simulation.measure_ns": 10_000, "simulation.bin_ns": 2_000},
         jobs=2, progress=False,
     )
     return out

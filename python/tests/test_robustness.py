@@ -17,7 +17,7 @@ RING = Path(__file__).resolve().parents[2] / "examples" / "deadlock" / "ring4_cl
 
 def test_ctrl_c_stops_a_python_run_promptly(default_example):
     # 100 ms of simulated time on 256 hosts: minutes of work, so only Ctrl-C can end it soon.
-    script = f"import lossless\nprint('started', flush=True)\nlossless.run({str(default_example)!r}, set={{'simulation.measure_ns': 1e8}})\n"
+    script = f"import lossless\nprint('started', flush=True)\nlossless.run({str(default_example)!r}, overrides={{'simulation.measure_ns': 1e8}})\n"
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == "started"
     time.sleep(1.0)
@@ -43,11 +43,11 @@ def test_a_deadlocked_sweep_point_is_a_failure_and_the_others_run(tmp_path):
     r = lossless.sweep(
         RING,
         tmp_path / "s",
-        zip={
+        zipped={
             "routing.routes.1.next": ["s2", "s0"],
             "routing.routes.3.next": ["s0", "s2"],
         },
-        set={"simulation.measure_ns": 20_000},
+        overrides={"simulation.measure_ns": 20_000},
         jobs=1,
         progress=False,
     )
@@ -74,6 +74,6 @@ def test_a_point_that_fails_validation_with_a_bug_is_recorded_and_the_others_run
         return real(**kw)
 
     monkeypatch.setattr(sweeps._lossless, "validate", buggy)
-    r = lossless.sweep(default_example, tmp_path / "s", product={"traffic.0.load": [0.2, 0.3]}, set={"simulation.measure_ns": 2_000}, jobs=1, progress=False)
+    r = lossless.sweep(default_example, tmp_path / "s", product={"traffic.0.load": [0.2, 0.3]}, overrides={"simulation.measure_ns": 2_000}, jobs=1, progress=False)
     assert list(r.failures["kind"]) == ["crash"] and list(r.failures["traffic.0.load"]) == [0.3]
     assert len(r.meta) == 1 and (tmp_path / "s" / "sweep.json").is_file()

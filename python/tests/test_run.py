@@ -14,7 +14,7 @@ SHORT = ["simulation.measure_ns=20000"]
 
 
 def test_run_returns_dataframes_with_the_documented_columns(default_example):
-    r = lossless.run(default_example, set=SHORT)
+    r = lossless.run(default_example, overrides=SHORT)
     c = r.classes
     assert list(c.index) == ["uniform"]
     assert c.loc["uniform", "offered"] == pytest.approx(0.4, abs=0.03)
@@ -31,7 +31,7 @@ def test_run_returns_dataframes_with_the_documented_columns(default_example):
 
 
 def test_summaries_stored_before_marked_existed_read_it_as_not_measured(default_example):
-    summary = lossless.run(default_example, set=SHORT).summary
+    summary = lossless.run(default_example, overrides=SHORT).summary
     del summary["classes"]["uniform"]["marked"]
     rows = class_rows(summary)
     assert pd.isna(rows[0]["marked"])
@@ -39,7 +39,7 @@ def test_summaries_stored_before_marked_existed_read_it_as_not_measured(default_
 
 
 def test_python_and_cli_give_the_same_result(default_example, tmp_path):
-    r = lossless.run(default_example, seed=3, set=SHORT)
+    r = lossless.run(default_example, seed=3, overrides=SHORT)
     out = tmp_path / "run"
     p = subprocess.run(
         [sys.executable, "-m", "lossless", "run", str(default_example), "--out", str(out), "--seed", "3", "--set", SHORT[0], "-q"],
@@ -58,7 +58,7 @@ def test_dict_config_and_overrides(fig1_example):
     import tomllib
 
     cfg = tomllib.loads(fig1_example.read_text())
-    r = lossless.run(cfg, set={"simulation.measure_ns": 100_000})
+    r = lossless.run(cfg, overrides={"simulation.measure_ns": 100_000})
     s = r.sources["accepted"]
     # SRP Fig. 1 baseline: S3..S5 get twice what S1, S2 get (per-input round-robin).
     assert s[3] / s[1] == pytest.approx(2.0, rel=0.05)
@@ -67,9 +67,9 @@ def test_dict_config_and_overrides(fig1_example):
 
 
 def test_same_seed_same_result_different_seed_different(default_example):
-    a = lossless.run(default_example, seed=5, set=SHORT).summary
-    b = lossless.run(default_example, seed=5, set=SHORT).summary
-    c = lossless.run(default_example, seed=6, set=SHORT).summary
+    a = lossless.run(default_example, seed=5, overrides=SHORT).summary
+    b = lossless.run(default_example, seed=5, overrides=SHORT).summary
+    c = lossless.run(default_example, seed=6, overrides=SHORT).summary
     for s in (a, b, c):
         s.pop("wall_s")
     assert a == b
@@ -87,21 +87,21 @@ def test_same_seed_same_result_different_seed_different(default_example):
 )
 def test_bad_input_raises_config_error_naming_the_key(default_example, overrides, key):
     with pytest.raises(lossless.ConfigError, match=key.replace("[", r"\[").replace("]", r"\]")):
-        lossless.run(default_example, set=overrides)
+        lossless.run(default_example, overrides=overrides)
     assert issubclass(lossless.ConfigError, ValueError)
 
 
 def test_bad_arguments_are_refused_clearly(default_example):
     with pytest.raises(FileNotFoundError):
         lossless.run("missing.toml")
-    with pytest.raises(TypeError, match="set must be"):
-        lossless.run(default_example, set="traffic.0.load=0.5")
+    with pytest.raises(TypeError, match="overrides must be"):
+        lossless.run(default_example, overrides="traffic.0.load=0.5")
     with pytest.raises(lossless.ConfigError, match="seed"):
         lossless.run(default_example, seed=-1)
 
 
 def test_validate_returns_resolved_config(default_example):
-    text = lossless.validate(default_example, set={"traffic.0.load": 0.25})
+    text = lossless.validate(default_example, overrides={"traffic.0.load": 0.25})
     assert "load = 0.25" in text
 
 
@@ -131,3 +131,13 @@ def test_treatment_variation_follows_paper_iii():
     assert tv.var == pytest.approx(((0.0) ** 2 + 0.2**2 + 0.2**2) / 3)
     with pytest.raises(KeyError):
         treatment_variation(ts, ["a", "c"], start_ns=0)
+
+
+def test_the_old_keyword_names_still_work_with_a_warning(default_example):
+    # `set=` and `zip=` shadowed Python builtins; they are `overrides=` and `zipped=` now.
+    with pytest.warns(DeprecationWarning, match="`set=` is deprecated, use `overrides=`"):
+        old = lossless.run(default_example, set=SHORT).summary
+    new = lossless.run(default_example, overrides=SHORT).summary
+    assert old["classes"] == new["classes"]
+    with pytest.raises(TypeError, match="not both"):
+        lossless.run(default_example, set=SHORT, overrides=SHORT)

@@ -15,11 +15,11 @@ def saturated(r: lossless.Result, reference_ns: float) -> bool:
 
 
 def test_bisection_matches_a_fine_scan(default_example):
-    s = lossless.saturation(default_example, set=SET, resolution=0.02)
+    s = lossless.saturation(default_example, overrides=SET, resolution=0.02)
     assert s.above is not None and s.above.load - s.below.load <= 0.02
     assert not s.below.saturated and s.above.saturated
     # A scan in steps of 0.02 with the same criterion finds the same boundary.
-    reference = lossless.run(default_example, set={**SET, "traffic.0.load": 0.05}).summary["classes"]["uniform"]["packet_latency_ns"]["mean"]
+    reference = lossless.run(default_example, overrides={**SET, "traffic.0.load": 0.05}).summary["classes"]["uniform"]["packet_latency_ns"]["mean"]
     loads = [round(0.5 + 0.02 * i, 2) for i in range(26)]
     scan = lossless.run_many([(default_example, {**SET, "traffic.0.load": l}) for l in loads])
     first = next(l for l, r in zip(loads, scan) if saturated(r, reference))
@@ -34,9 +34,9 @@ def test_bad_arguments(default_example):
 
 def test_overload_throughput_is_the_accepted_rate_at_full_load(default_example):
     over = {**SET, "simulation.warmup_ns": 30_000}
-    carried = lossless.overload_throughput(default_example, set={**over, "traffic.0.load": 0.3})
+    carried = lossless.overload_throughput(default_example, overrides={**over, "traffic.0.load": 0.3})
     # The class's load is raised to 1.0 whatever the config or `set` say, and the network is
     # then past saturation: it carries less than it is offered.
-    direct = lossless.run(default_example, set={**over, "traffic.0.load": 1.0}).summary["classes"]["uniform"]
+    direct = lossless.run(default_example, overrides={**over, "traffic.0.load": 1.0}).summary["classes"]["uniform"]
     assert carried == direct["accepted"]
     assert direct["offered"] > 0.99 and carried < direct["offered"] - 0.05

@@ -79,8 +79,8 @@ def test_the_stored_config_reproduces_the_run(default_example, fig1_example):
     """A point runs from its resolved config (its store key): it must give the same run as
     the base scenario with the overrides."""
     for example, overrides in [(default_example, {**SHORT, "cc.mechanism": "srp"}), (fig1_example, {"cc.mechanism": "ecn", "simulation.measure_ns": 20_000})]:
-        direct = lossless.run(example, set=overrides).summary
-        resolved = lossless.validate(example, set=overrides)
+        direct = lossless.run(example, overrides=overrides).summary
+        resolved = lossless.validate(example, overrides=overrides)
         again = lossless.run(resolved).summary
         direct.pop("wall_s"), again.pop("wall_s")
         assert direct == again
@@ -108,12 +108,12 @@ def test_local_and_dask_executors_give_identical_tables(tmp_path, default_exampl
 
 
 def test_changing_a_knob_never_reuses_a_result(tmp_path, default_example):
-    base = {"product": {"traffic.0.load": [0.3, 0.5]}, "set": SHORT, "progress": False, "jobs": 2}
+    base = {"product": {"traffic.0.load": [0.3, 0.5]}, "overrides": SHORT, "progress": False, "jobs": 2}
     first = lossless.sweep(default_example, tmp_path, **base)
     again = lossless.sweep(default_example, tmp_path, **base)
     # Nothing re-ran: the same stored points (same finish stamps).
     pd.testing.assert_frame_equal(first.meta, again.meta)
-    changed = lossless.sweep(default_example, tmp_path, **{**base, "set": {**SHORT, "routing.algorithm": "dmodk"}})
+    changed = lossless.sweep(default_example, tmp_path, **{**base, "overrides": {**SHORT, "routing.algorithm": "dmodk"}})
     assert set(changed.points["key"]).isdisjoint(first.points["key"])
     assert len(list((tmp_path / "points").glob("*.json"))) == 4
 
@@ -193,7 +193,7 @@ def test_every_example_spec_is_valid_at_every_point():
     for path in specs:
         spec = Spec.from_file(path)
         for p in spec.points():
-            lossless.validate(spec.base, set=p.overrides(spec.set))
+            lossless.validate(spec.base, overrides=p.overrides(spec.set))
 
 
 def test_the_tutorial_script_runs(tmp_path):

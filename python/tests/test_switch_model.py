@@ -91,7 +91,7 @@ def test_mean_inflight_latency_is_that_of_an_ideal_output_queued_network(default
     ours = np.mean(
         [
             lossless.run(
-                default_example, seed=s, set={"traffic.0.load": load, "simulation.warmup_ns": WARMUP_NS, "simulation.measure_ns": MEASURE_NS}
+                default_example, seed=s, overrides={"traffic.0.load": load, "simulation.warmup_ns": WARMUP_NS, "simulation.measure_ns": MEASURE_NS}
             ).classes.loc["uniform", "inflight_latency_mean_ns"]
             for s in seeds
         ]

@@ -169,7 +169,7 @@ def ib_t9(out: Path, full: bool, jobs) -> Reproduction:
     rates = [0, 1, 4, 10]
     results = sweep(
         example("ibcc/testbed_scenario1.toml"), out / "sweep",
-        set={**_staggered(5, full), "cc.mechanism": "ibcc"},
+        overrides={**_staggered(5, full), "cc.mechanism": "ibcc"},
         product={"cc.ibcc.ccti_timer_ns": [t * 1000 for t in timers_us], "cc.ibcc.marking_rate": rates},
         jobs=jobs, progress=False,
     )

@@ -152,7 +152,7 @@ def san6(out: Path, full: bool, jobs) -> Reproduction:
     buffers = [2, 4, 8, 16]
     results = sweep(
         example(SCENARIO), out / "sweep",
-        set={**WINDOW[full], "cc.mechanism": "santos"},
+        overrides={**WINDOW[full], "cc.mechanism": "santos"},
         product={"cc.santos.response": ["lipd", "fimd", "aimd"], "cc.santos.discrete": [False, True], "switch.input_buffer_packets": buffers},
         jobs=jobs, progress=False,
     )

@@ -292,7 +292,7 @@ def _saturated_throughput(full: bool, jobs, points: list[dict]) -> list[float]:
     # SRP's throughput climbs for about 700 us while the sources' backlogs build (more send
     # queues to serve while others wait for t_s): the warm-up must cover it.
     window = {"simulation.warmup_ns": 1_000_000 if full else 300_000, "simulation.measure_ns": 1_000_000 if full else 200_000}
-    return map_parallel(lambda over: overload_throughput(example("fattree256_uniform.toml"), set={**window, **over}), points, jobs)
+    return map_parallel(lambda over: overload_throughput(example("fattree256_uniform.toml"), overrides={**window, **over}), points, jobs)
 
 
 @target("srp-9", "Fig. 9: saturation throughput by message size, uniform random")
@@ -432,7 +432,7 @@ sources_from = "hotspot"
     keys = [(m, s) for m in MECHANISMS for s in range(1, seeds + 1)]
     runs = run_many([(text, {**common, "cc.mechanism": m, "simulation.seed": s}) for m, s in keys], jobs)
     by = {m: [r for (mm, _), r in zip(keys, runs) if mm == m] for m in MECHANISMS}
-    lat = {m: average_series([series(r, "background", "mean_packet_latency_ns") for r in by[m]]) for m in MECHANISMS}
+    lat = {m: average_series([series(r, "background", "packet_latency_mean_ns") for r in by[m]]) for m in MECHANISMS}
     acc = {m: average_series([series(r, "background", "accepted") for r in by[m]]) for m in MECHANISMS}
 
     def window(df, a, b):

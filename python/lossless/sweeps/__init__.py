@@ -21,6 +21,7 @@ from typing import Any, Mapping
 import pandas as pd
 
 from .. import _lossless
+from ..deprecation import renamed_kwargs
 from ..run import ConfigLike, _config_args, _overrides
 from .executors import Dask, Executor, Local
 from .results import SweepResults, load
@@ -41,15 +42,16 @@ TABLES = {
 }
 
 
+@renamed_kwargs(zip="zipped", set="overrides")
 def sweep(
     spec: ConfigLike | Spec,
     out: str | os.PathLike,
     *,
     product: Mapping[str, list] | None = None,
-    zip: Mapping[str, list] | None = None,
+    zipped: Mapping[str, list] | None = None,
     series: Mapping[str, Mapping[str, Any]] | None = None,
     seeds: list[int] | None = None,
-    set: Mapping[str, Any] | None = None,
+    overrides: Mapping[str, Any] | None = None,
     executor: Executor | None = None,
     jobs: int | None = None,
     client: Any = None,
@@ -58,14 +60,15 @@ def sweep(
     """Runs every point of a sweep not already finished in `out`; returns all results.
 
     spec: a sweep spec file (a scenario with a [sweep] table), a `Spec`, or a scenario (path,
-        TOML text or dict) swept by the `product`, `zip`, `series` and `seeds` arguments.
+        TOML text or dict) swept by the `product`, `zipped`, `series` and `seeds` arguments
+        (`overrides` sets keys in every point; `zip=` and `set=` before 0.2).
     executor: where points run: `Local(jobs)` (default: one process per core) or `Dask(client)`;
         `client` (a dask.distributed Client or a scheduler address) is short for `Dask(client)`.
     A point that fails (a bad combination of values, a crash) is recorded in
     `results.failures` and the others go on. Interrupting (Ctrl-C) keeps every finished point;
     calling again with the same arguments finishes the rest.
     """
-    spec = _spec(spec, product, zip, series, seeds, set)
+    spec = _spec(spec, product, zipped, series, seeds, overrides)
     if executor is None:
         executor = Dask(client) if client is not None else Local(jobs)
     store = Store(out)
@@ -101,25 +104,25 @@ def sweep(
     return results
 
 
-def _spec(spec, product, zip, series, seeds, fixed) -> Spec:
+def _spec(spec, product, zipped, series, seeds, fixed) -> Spec:
     if isinstance(spec, Spec):
-        if product or zip or series or seeds or fixed:
-            raise ValueError("give the dimensions and `set` in the Spec or as arguments, not both")
+        if product or zipped or series or seeds or fixed:
+            raise ValueError("give the dimensions and `overrides` in the Spec or as arguments, not both")
         return spec
-    if not (product or zip or series or seeds):
+    if not (product or zipped or series or seeds):
         if isinstance(spec, Mapping):
             s = Spec.from_dict(spec)
         elif isinstance(spec, (str, os.PathLike)) and Path(spec).suffix == ".toml":
             s = Spec.from_file(spec)
         else:
-            raise ValueError("nothing to sweep: give a spec file with a [sweep] table, or product/zip/series/seeds")
+            raise ValueError("nothing to sweep: give a spec file with a [sweep] table, or product/zipped/series/seeds")
         s.set.update(fixed or {})
         return s
     args = _config_args(spec)
     base = json.loads(args["json_text"]) if "json_text" in args else tomllib.loads(args["toml_text"])
     if "sweep" in base:
-        raise ValueError("the scenario has its own [sweep] table: pass it alone, without product/zip/series/seeds")
-    return Spec(base=base, product=dict(product or {}), zip=dict(zip or {}), series={k: dict(v) for k, v in (series or {}).items()}, seeds=seeds, set=dict(fixed or {}))
+        raise ValueError("the scenario has its own [sweep] table: pass it alone, without product/zipped/series/seeds")
+    return Spec(base=base, product=dict(product or {}), zip=dict(zipped or {}), series={k: dict(v) for k, v in (series or {}).items()}, seeds=seeds, set=dict(fixed or {}))
 
 
 def _execute(executor: Executor, store: Store, todo: dict[str, str], progress: bool) -> None:

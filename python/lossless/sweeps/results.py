@@ -109,7 +109,7 @@ def _add_point(ident: dict, s: dict, timeseries: list[dict], link_rows: list[dic
     run_wide.update({f"cc.{k}": v for k, v in s["cc"].items()})
     for row in class_rows(s):
         points.append({**ident, **row, **run_wide})
-    series.extend({**ident, **row} for row in timeseries)
+    series.extend({**ident, **_renamed(row)} for row in timeseries)
     links.extend({**ident, **row} for row in link_rows)
     for name, c in s["classes"].items():
         for h in c["source_ids"]:
@@ -126,3 +126,11 @@ def _load_run(directory) -> SweepResults:
     _add_point(ident, s, timeseries, link_rows, points, series, senders, links)
     meta = [{**ident, "version": s.get("version"), "commit": s.get("commit"), "wall_s": s["wall_s"]}]
     return _results(points, series, senders, links, meta, [], [], [])
+
+
+#: Time-series columns as points stored before 2026-11-24 named them (one name per metric now).
+_OLD_NAMES = {"mean_packet_latency_ns": "packet_latency_mean_ns", "mean_inflight_latency_ns": "inflight_latency_mean_ns"}
+
+
+def _renamed(row: dict) -> dict:
+    return {_OLD_NAMES.get(k, k): v for k, v in row.items()}

@@ -95,11 +95,11 @@ impl SendQueues {
 /// receive window advanced by the sender would; untracked packets cost nothing.
 #[derive(Default)]
 pub struct Copies {
-    entries: FxHashMap<u64, Copy>,
+    entries: FxHashMap<u64, CopyState>,
 }
 
 #[derive(Clone, Copy)]
-struct Copy {
+struct CopyState {
     in_flight: u8,
     delivered: bool,
     settled: bool,
@@ -107,7 +107,7 @@ struct Copy {
 
 impl Copies {
     pub fn track(&mut self, uid: u64) {
-        self.entries.insert(uid, Copy { in_flight: 1, delivered: false, settled: false });
+        self.entries.insert(uid, CopyState { in_flight: 1, delivered: false, settled: false });
     }
 
     /// A copy of `uid` was resent.

@@ -71,8 +71,8 @@ pub struct SeriesRow {
     pub offered: f64,
     pub accepted: f64,
     pub packets: u64,
-    pub mean_packet_latency_ns: f64,
-    pub mean_inflight_latency_ns: f64,
+    pub packet_latency_mean_ns: f64,
+    pub inflight_latency_mean_ns: f64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -187,8 +187,8 @@ impl Summary {
                     offered: offered(bin.offered_bytes, bin.active_mbps_ps, rate, span),
                     accepted: frac(bin.accepted_bytes, rate, span),
                     packets: bin.packets,
-                    mean_packet_latency_ns: mean(bin.total_ps),
-                    mean_inflight_latency_ns: mean(bin.inflight_ps),
+                    packet_latency_mean_ns: mean(bin.total_ps),
+                    inflight_latency_mean_ns: mean(bin.inflight_ps),
                 });
             }
         }

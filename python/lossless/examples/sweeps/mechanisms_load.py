@@ -22,7 +22,7 @@ results = lossless.sweep(
     series={"baseline": {"cc.mechanism": "none"}, "srp": {"cc.mechanism": "srp"}},
     product={"traffic.0.load": [0.2, 0.4, 0.6, 0.7, 0.8]},
     seeds=[1, 2, 3],
-    set={"simulation.warmup_ns": 10_000, "simulation.measure_ns": 50_000},
+    overrides={"simulation.warmup_ns": 10_000, "simulation.measure_ns": 50_000},
 )
 
 # 2. The table: one row per point (and traffic class), parameters as columns.
