@@ -1,5 +1,5 @@
-//! Dense identifiers. Every entity lives in a `Vec` indexed by its id (DESIGN.md, "Performance
-//! principles"): no hash maps and no pointers in the event loop.
+//! Dense identifiers. Every entity lives in a `Vec` indexed by its id (docs/architecture.md,
+//! "Simulation model"): no hash maps and no pointers in the event loop.
 
 /// A host (end node with a NIC), numbered 0..hosts.
 pub type NodeId = u32;

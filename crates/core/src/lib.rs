@@ -1,7 +1,7 @@
 //! lossless: a discrete-event simulator of congestion management in lossless interconnection
 //! networks (credit-based link-level flow control, virtual cut-through).
 //!
-//! Data flows one way (DESIGN.md): [`config`] -> [`topology`] + [`routing`] -> the network
+//! Data flows one way (docs/architecture.md): [`config`] -> [`topology`] + [`routing`] -> the network
 //! ([`switch`], [`nic`], [`cc`] plug-ins, [`traffic`] sources) -> the event loop in [`sim`] ->
 //! [`stats`] -> a [`stats::Summary`].
 

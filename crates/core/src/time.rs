@@ -1,7 +1,7 @@
 //! Simulated time.
 //!
 //! Time is an integer number of picoseconds so that no result ever depends on float rounding
-//! (DESIGN.md, "Simulation model"). A `u64` of picoseconds covers 213 days of simulated time.
+//! (docs/architecture.md, "Simulation model"). A `u64` of picoseconds covers 213 days of simulated time.
 
 /// A point in, or a span of, simulated time in picoseconds.
 pub type Time = u64;

@@ -1,5 +1,5 @@
 //! The congestion-control plug-in interface, exercised by small mechanisms written here: each
-//! hook is called where DESIGN.md says, and what a mechanism does through it (control packets,
+//! hook is called where docs/architecture.md says, and what a mechanism does through it (control packets,
 //! injection gaps, drops, header marks, timers) keeps the network's invariants.
 
 mod common;

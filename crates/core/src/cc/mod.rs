@@ -1,6 +1,6 @@
 //! Congestion control as plug-ins.
 //!
-//! A mechanism implements [`Mechanism`]: hooks at the points DESIGN.md lists (switch input,
+//! A mechanism implements [`Mechanism`]: hooks at the points docs/architecture.md lists (switch input,
 //! queue head, a full input buffer, transmission; NIC message arrival, injection gate, delivery;
 //! timers).
 //! The engine is generic over the mechanism, so hooks are statically dispatched, and a mechanism

@@ -1,6 +1,6 @@
 //! The event queue, ordered by (time, kind priority, entity, sequence), so that events at the
 //! same picosecond run in an order fixed by the model, never by memory address or hash order
-//! (DESIGN.md, "Simulation model").
+//! (docs/architecture.md, "Simulation model").
 
 mod event;
 pub use event::Event;

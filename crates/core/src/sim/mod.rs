@@ -1,7 +1,7 @@
 //! The simulation: the network built from a config, the event loop, and the dispatch of events
 //! to the switch and NIC behaviour (`switch_ops`, `nic_ops`).
 //!
-//! Packet timing (virtual cut-through, DESIGN.md "Simulation model"): a head crosses a channel in
+//! Packet timing (virtual cut-through, docs/architecture.md "Simulation model"): a head crosses a channel in
 //! its latency and the tail follows one serialization time later; at a switch the head may
 //! compete for the crossbar after the router latency (one event: `Event::HeadArrive`); the
 //! crossbar moves it at `speedup` times the switch's fastest port rate into a per-VC output

@@ -1,4 +1,4 @@
-//! Fairness among the senders of a traffic class (DESIGN.md "Metrics"; docs/metrics.md).
+//! Fairness among the senders of a traffic class (docs/metrics.md).
 
 use serde::Serialize;
 
