@@ -44,3 +44,16 @@ fn ecn_costs_little_on_uniform_traffic() {
     assert_close("accepted", e.accepted, b.accepted, 0.01);
     assert_close("mean packet latency", e.packet_latency_ns.mean, b.packet_latency_ns.mean, 0.05 * b.packet_latency_ns.mean);
 }
+
+#[test]
+fn a_delay_of_hours_in_nanosecond_steps_is_found_without_walking_it() {
+    // Found by tests/fuzz_config.rs: with 10^13 ns per notification stepping down 50 ns every
+    // 2 us, the injection gate walked 2 x 10^11 steps per call and the run never ended. The
+    // throttled senders are held for the rest of the run; the background still flows.
+    let s = run_config(&example_with(
+        "srp/hotspot40_background.toml",
+        &["cc.mechanism=\"ecn\"", "cc.ecn.ipd_increment_ns=1e13", "simulation.warmup_ns=0", "simulation.measure_ns=50000"],
+    ));
+    assert!(s.cc["notifications"] > 0);
+    assert!(s.classes["background"].accepted > 0.0);
+}
