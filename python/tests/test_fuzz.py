@@ -29,7 +29,12 @@ values = st.one_of(scalars, st.lists(scalars, max_size=3), st.dictionaries(st.sa
 overrides = st.dictionaries(st.sampled_from(KEYS), values, min_size=1, max_size=4)
 
 
-@settings(max_examples=int(os.environ.get("LOSSLESS_FUZZ_EXAMPLES", 300)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# The suite replays the same examples every run (derandomized); LOSSLESS_FUZZ_EXAMPLES=20000
+# explores new ones.
+EXPLORE = os.environ.get("LOSSLESS_FUZZ_EXAMPLES")
+
+
+@settings(max_examples=int(EXPLORE or 300), derandomize=EXPLORE is None, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(overrides)
 def test_any_overrides_give_a_result_or_a_config_error(default_example, o):
     try:

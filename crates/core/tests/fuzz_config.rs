@@ -5,13 +5,16 @@
 //! 65,536 events with the invariants holding.
 //!
 //! proptest keeps every failing input it finds in `tests/fuzz_config.proptest-regressions` and
-//! replays those first on every run: that file is the corpus of crashes found. More cases:
-//! `PROPTEST_CASES=20000 cargo test --release -p lossless-core --test fuzz_config`.
+//! replays those first on every run: that file is the corpus of crashes found (a crash that
+//! aborts the process is not recorded there: it goes to `crates/cli/tests/bad_inputs.toml`).
+//! More cases, new ones: `PROPTEST_RNG_SEED=$RANDOM PROPTEST_CASES=100000 cargo test -p
+//! lossless-core --test fuzz_config`.
 
 mod common;
 use common::example;
 use lossless_core::{with_mechanism, Config, Sim};
 use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
 use std::ops::ControlFlow;
 
 const EXAMPLES: [&str; 6] = [
@@ -123,7 +126,9 @@ fn build_and_start(cfg: &Config) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    // A fixed seed, so that CI replays the same cases (and the corpus) every time: exploring is
+    // for `PROPTEST_RNG_SEED=$RANDOM PROPTEST_CASES=100000`, which override both.
+    #![proptest_config(ProptestConfig { cases: 300, rng_seed: RngSeed::Fixed(18), ..ProptestConfig::default() })]
 
     #[test]
     fn mangled_configs_are_refused_or_run(file in 0..EXAMPLES.len(), mechanism in 0..MECHANISMS.len(), picks in prop::collection::vec((any::<prop::sample::Index>(), any::<u64>(), any::<f64>()), 1..4)) {
