@@ -1,4 +1,4 @@
-"""Fairness over time: the thesis' treatment variation (Paper III §5 [L1503]).
+"""Fairness over time: the thesis' treatment variation (Paper III §VII-B).
 
 Jain's index and the spread of per-sender throughput over a whole window are in every summary
 (docs/metrics.md); this module measures how evenly flows are treated *over time*.
@@ -27,7 +27,7 @@ def treatment_variation(timeseries: pd.DataFrame, classes: Sequence[str], start_
     [start_ns, end_ns): "for each point in time where all four contributors are active ... we
     subtract the lowest throughput of any of the four flows from the throughput of the flow with
     the highest throughput ... calculating the variation of this delta array, we get the Var
-    value" [L1503]. Throughputs in the units of `column` (a fraction of link rate for
+    value" [Paper III §VII-B]. Throughputs in the units of `column` (a fraction of link rate for
     `accepted`); variance with the population estimator. `timeseries` is a run's or one sweep
     point's time series (`Result.timeseries`)."""
     missing = sorted(set(classes) - set(timeseries["class"]))

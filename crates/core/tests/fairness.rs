@@ -6,7 +6,7 @@ use common::*;
 
 #[test]
 fn round_robin_unfairness_in_a_4_ary_3_tree() {
-    // Thesis Paper II (L1125), TARGETS IB-T11: all 63 hosts greedy to host 0, D-mod-K routing.
+    // Thesis Paper II §V, TARGETS IB-T11: all 63 hosts greedy to host 0, D-mod-K routing.
     // With D-mod-K every down link carries one destination's traffic, so each switch on the
     // way splits its output equally among its k = 4 inputs: the 3 hosts on host 0's leaf get
     // 1/4; the 12 under the same level-1 switch get 1/4 * 1/4 * 1/4 = 1/64; the 48 others get

@@ -55,7 +55,7 @@ fn cc_frees_the_victim_and_equalizes_the_contributors() {
 
 #[test]
 fn marking_off_at_threshold_zero_changes_nothing() {
-    // Threshold weight 0 [L497]: no port marks, so the run is the baseline's, bit for bit in the
+    // Threshold weight 0 [thesis §2.3.2]: no port marks, so the run is the baseline's, bit for bit in the
     // data (the mechanism's control VC exists but carries nothing).
     let (off, zero) = (scenario1(&[]), scenario1(&["cc.mechanism=\"ibcc\"", "cc.ibcc.threshold=0"]));
     assert_eq!(zero.cc["marks"], 0);
@@ -66,7 +66,7 @@ fn marking_off_at_threshold_zero_changes_nothing() {
 
 #[test]
 fn sl_granularity_throttles_a_source_s_uncongested_flows_too() {
-    // [L511]: at SL level one congesting flow throttles every flow of its source; at QP level
+    // [thesis §2.3.2]: at SL level one congesting flow throttles every flow of its source; at QP level
     // only the flow through the root. H2 sends to the hot spot H5 and also to H4 (uncongested).
     let h2_to_h4 = ["traffic.0.src=\"H2\"", "cc.mechanism=\"ibcc\""];
     let qp = scenario1(&h2_to_h4);

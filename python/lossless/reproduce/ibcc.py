@@ -29,7 +29,7 @@ from . import Reproduction, example, target  # noqa: E402
 #: Host links of the testbed (PCIe-limited hosts, examples/ibcc/testbed_scenario1.toml).
 HOST_GBPS = 13.0
 CONTRIBUTORS = ["F2", "F3", "F4", "F5"]
-#: Two thresholds, a little more than 3 MTU apart (Paper II [L1095-1101]).
+#: Two thresholds, a little more than 3 MTU apart (Paper II §IV-B).
 HYSTERESIS_BYTES = 6656
 
 
@@ -254,7 +254,7 @@ WINDY_P = [0, 10, 30, 60, 90]
 
 
 def _windy(p: int, mechanism: str, full: bool) -> dict:
-    """Paper IV's windy forest (§V-B, Frame I generator [L1708-1726]) on the silent forest's
+    """Paper IV's windy forest (§V-B, Frame I generator [Paper IV §IV]) on the silent forest's
     network and hot spots: every other node is a B node, sending p% of its link's time to its
     hot spot and the rest to uniform destinations, as two independent streams with periodic
     arrivals (at most p% of t x capacity to the hot spot after any t, the link idle when the
@@ -316,7 +316,7 @@ def ib_t42(out: Path, full: bool, jobs) -> Reproduction:
     return r
 
 
-#: Hot-spot lifetimes (ms) run by ib-t45: 10 to 100 moves in the thesis' 0.1 s [L1810].
+#: Hot-spot lifetimes (ms) run by ib-t45: 10 to 100 moves in the thesis' 0.1 s [Paper IV §V-C].
 LIFETIMES_MS = [10, 5, 2, 1]
 
 

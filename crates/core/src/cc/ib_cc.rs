@@ -1,20 +1,20 @@
 //! InfiniBand Congestion Control (IBA 1.2.1 Annex A10), as the thesis describes and simulates
 //! it (Gran 2013, §2.3; Paper I §3-4; Paper II §3).
 //!
-//! - Switch [L495-501, L830]: an output port (on the data VL) enters the congestion state when
+//! - Switch [thesis §2.3.2; Paper I §3.2.1]: an output port (on the data VL) enters the congestion state when
 //!   its virtual output queues cross the threshold and it is a *root*: its downstream buffer has
 //!   credits. Ports facing channel adapters with Victim_Mask set enter it without credits too.
-//!   With hysteresis (Paper II [L1085]) it leaves the state only below a lower threshold. Data
+//!   With hysteresis (Paper II §IV-B) it leaves the state only below a lower threshold. Data
 //!   packets leaving a congested port are FECN-marked with Marking_Rate, at transmit time as the
-//!   thesis simulator's output buffer does; control packets never are [L513].
-//! - Destination [L505, L836]: a FECN packet is answered with BECN, in a congestion notification
+//!   thesis simulator's output buffer does; control packets never are [thesis §2.3.2 footnote 19].
+//! - Destination [thesis §2.3.2; Paper I §3.2.2]: a FECN packet is answered with BECN, in a congestion notification
 //!   packet sent ahead of data or on the ACK every data packet gets.
-//! - Source [L507-511, L838]: each BECN raises the flow's CCTI by CCTI_Increase (up to
+//! - Source [thesis §2.3.2; Paper I §3.2.2]: each BECN raises the flow's CCTI by CCTI_Increase (up to
 //!   CCTI_Limit); CCTI_Timer lowers it by one (not below CCTI_Min). The flow waits CCT[CCTI]
 //!   after each packet's serialization (the injection rate delay as a gap, digest §1.6).
 //!
 //! The threshold weight w (1-15) maps to bytes as (16 - w)/16 of an input buffer: "uniformly
-//! decreasing" [L497], the mapping being left to the switch designer. docs/config.md explains.
+//! decreasing" [thesis §2.3.2], the mapping being left to the switch designer. docs/config.md explains.
 //! VCs: a control VC (0, CNPs and ACKs) above the data VC (1, VOQ), one data VL as the thesis'
 //! experiments.
 
@@ -256,7 +256,7 @@ mod tests {
     #[test]
     fn thesis_cct_and_threshold_mapping() {
         let m = ibcc("");
-        // cct[i] = 7 i^2 / 106^2 us (Paper III [L1479]): cct[127] = 10.048 us.
+        // cct[i] = 7 i^2 / 106^2 us (Paper III §VII-B): cct[127] = 10.048 us.
         assert_eq!(m.cct[0], 0);
         assert_eq!(m.cct[127], ps_from_ns(7_000.0 * 127.0 * 127.0 / (106.0 * 106.0)));
         // Weight 15: 1/16 of a 16-packet (4096-byte) input buffer.

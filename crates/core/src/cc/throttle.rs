@@ -1,5 +1,5 @@
 //! Rate throttling by a gap after each packet, the source response of ECN with IPD (SRP paper
-//! §2) and of InfiniBand CC's injection rate delay (thesis §2.3 [L507]): a throttled send queue
+//! §2) and of InfiniBand CC's injection rate delay (thesis §2.3.2): a throttled send queue
 //! may inject once the previous packet's serialization plus the current delay has passed. The
 //! delay steps down as timers expire, so the earliest injection is found step by step.
 

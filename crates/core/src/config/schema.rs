@@ -99,7 +99,7 @@ pub struct LinkConfig {
     pub latency_ns: f64,
     /// Rate of the links between hosts and switches, if not `bandwidth_gbps`: hosts that
     /// cannot use their whole link, as the thesis' PCIe-limited hosts (about 13 Gb/s injected
-    /// [L1336], 13.5 in Paper IV [L1762]). Caps injection and reception alike.
+    /// [Paper III §V-A], 13.5 in Paper IV §V-A). Caps injection and reception alike.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_bandwidth_gbps: Option<f64>,
 }
@@ -167,7 +167,7 @@ pub enum RoutingAlgorithm {
     /// Nearest-common-ancestor: random up port per packet, deterministic down (SRP paper §4).
     Nca,
     /// D-mod-K: the up port is a function of the destination, so each down link carries the
-    /// traffic of one destination (thesis Paper II, L1125).
+    /// traffic of one destination (thesis Paper II §V).
     Dmodk,
     /// Minimal hop count; among equal choices the lowest port number.
     ShortestPath,
@@ -266,7 +266,7 @@ pub struct NicConfig {
     pub control_packet_bytes: u32,
     /// Which send queue the NIC serves next: `round_robin` over its per-destination queues (SRP
     /// paper §4) or `oldest_first`, the message generated first among the queues the mechanism
-    /// lets go (the thesis' HCAs, Paper IV [L1700]: generation order, no HoL blocking inside).
+    /// lets go (the thesis' HCAs, Paper IV §IV: generation order, no HoL blocking inside).
     pub arbitration: Arbitration,
 }
 
@@ -379,51 +379,51 @@ pub enum Response {
     Aimd,
 }
 
-/// `[cc.ibcc]`: InfiniBand CC. Defaults are the thesis' hardware study (Paper III, Table I
-/// [L1317-1326]) unless a field says otherwise.
+/// `[cc.ibcc]`: InfiniBand CC. Defaults are the thesis' hardware study (Paper III §IV-B,
+/// Table I) unless a field says otherwise.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct IbCcConfig {
-    /// Threshold weight 0-15 [L497]: 0 never marks; 1 is the highest threshold, 15 the lowest.
+    /// Threshold weight 0-15 [thesis §2.3.2]: 0 never marks; 1 is the highest threshold, 15 the lowest.
     /// Paper III: 15.
     pub threshold: u32,
-    /// What the threshold is compared with (Paper I's three modes [L830]). Default `voq`, the
-    /// per-VoQ thresholds of Paper II [L1105]; all three give IB-T3's shares on the testbed.
+    /// What the threshold is compared with (Paper I's three modes, §3.2.1). Default `voq`, the
+    /// per-VoQ thresholds of Paper II §IV-C; all three give IB-T3's shares on the testbed.
     pub threshold_mode: ThresholdMode,
-    /// Upper threshold minus lower threshold (Paper II's hysteresis [L1085-1101]): the port
+    /// Upper threshold minus lower threshold (Paper II's hysteresis, §IV-B): the port
     /// enters the congestion state above the upper one and leaves it below the lower one.
     /// 0: a single threshold. Paper II needs more than one MTU and used about 3 MTU.
     pub hysteresis_bytes: u32,
-    /// Victim_Mask on switch ports facing channel adapters [L499, L1019]: they enter the
+    /// Victim_Mask on switch ports facing channel adapters [thesis §2.3.2; Paper II §III footnote 1]: they enter the
     /// congestion state without credits too.
     pub victim_mask: bool,
     /// Marking_Rate: mean number of eligible packets between marked ones. Paper III: 1.
     pub marking_rate: u32,
     /// `random`: each eligible packet is marked with probability 1/(Marking_Rate+1) (Paper II
-    /// footnote 3 [L1139]); `counter`: every (Marking_Rate+1)-th one.
+    /// §V, footnote 3); `counter`: every (Marking_Rate+1)-th one.
     pub marking: Marking,
-    /// Packet_Size: smaller packets are never marked [L501]. Paper III's 8 has no effect on its
+    /// Packet_Size: smaller packets are never marked [thesis §2.3.2]. Paper III's 8 has no effect on its
     /// 2048-byte packets; 0 marks all.
     pub packet_size_bytes: u32,
-    /// How the destination returns BECN [L505]: `cnp`, a congestion notification packet at once
-    /// ahead of data (the thesis simulator [L836]); `ack`, on the ACK every data packet gets.
+    /// How the destination returns BECN [thesis §2.3.2]: `cnp`, a congestion notification packet at once
+    /// ahead of data (the thesis simulator [Paper I §3.2.2]); `ack`, on the ACK every data packet gets.
     pub becn: Becn,
     /// The Congestion Control Table: injection delays by CCTI. A preset or a list in ns.
     pub cct: Cct,
-    /// CCTI_Increase per BECN [L1487]: 1.
+    /// CCTI_Increase per BECN [Paper III §VII-B]: 1.
     pub ccti_increase: u32,
     /// CCTI_Limit: the highest CCTI: 127.
     pub ccti_limit: u32,
     /// CCTI_Min: the CCTI never drops below it: 0.
     pub ccti_min: u32,
-    /// CCTI_Timer: the CCTI drops by one when it expires [L509]: 150 us (Paper III [L1487]).
+    /// CCTI_Timer: the CCTI drops by one when it expires [thesis §2.3.2]: 150 us (Paper III §VII-B).
     pub ccti_timer_ns: f64,
     /// `periodic`: one free-running timer per source port and SL decrements every flow's CCTI
-    /// (the IBA text [L509]); `restart`: each flow's timer restarts at each BECN (the thesis
-    /// simulator's reading [L838]).
+    /// (the IBA text [thesis §2.3.2]); `restart`: each flow's timer restarts at each BECN (the thesis
+    /// simulator's reading [Paper I §3.2.2]).
     pub timer: TimerMode,
     /// `qp`: a CCTI per flow (source, destination); `sl`: one per source, throttling all its
-    /// flows together [L511].
+    /// flows together [thesis §2.3.2].
     pub granularity: Granularity,
 }
 
@@ -454,7 +454,7 @@ impl Default for IbCcConfig {
 pub enum ThresholdMode {
     /// Each VoQ for the output against the threshold: congested when one is above.
     Voq,
-    /// The sum of the VoQs for the output (Paper II's common threshold [L1105, L1149]).
+    /// The sum of the VoQs for the output (Paper II's common threshold, §IV-C and §VI).
     Sum,
     /// The sum against the threshold divided by the number of inputs contributing.
     SumPerInput,
@@ -500,12 +500,12 @@ pub enum Cct {
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum CctPreset {
-    /// 7 i^2 / 106^2 us: Paper III's tuned table [L1479], up to 10.05 us.
+    /// 7 i^2 / 106^2 us: Paper III's tuned table [Paper III §VII-B], up to 10.05 us.
     Thesis,
-    /// 7 i^2 / 95^2 us: the switch vendor's default [L1479], up to 12.5 us.
+    /// 7 i^2 / 95^2 us: the switch vendor's default [Paper III §VII-B], up to 12.5 us.
     Vendor,
     /// 800 i^2 / 127^2 us, up to 800 us: our choice for Paper IV's table, "increased to reflect
-    /// the larger number of possible contributors" [L1736] but not given. Its top holds each of
+    /// the larger number of possible contributors" [Paper IV §IV] but not given. Its top holds each of
     /// the 647 nodes that could send to one host to its share of a 13.5 Gb/s link (647 x 1.21 us
     /// per 2048-byte packet = 785 us). It must reach past CCTI_Timer (150 us): a flow marked on
     /// every packet settles where its IRD equals the timer; below a lower top it sits at
@@ -628,7 +628,7 @@ pub struct TrafficConfig {
     pub dest: Option<NodeRef>,
     /// `hotspot`: the destination moves to another host (drawn at random, seeded, never one of
     /// the class's sources) every this many ns: the thesis' moving trees (Paper IV §V-C
-    /// [L1810], hot-spot lifetimes of 10 to 1 ms). `dest` is the first.
+    /// [Paper IV §V-C], hot-spot lifetimes of 10 to 1 ms). `dest` is the first.
     #[serde(default)]
     pub move_every_ns: Option<f64>,
     /// Each source of the class starts its packets at least one packet time / `rate_limit`

@@ -1,6 +1,6 @@
 //! Up*/down* routing on fat trees (SRP paper §4: "routed up the tree using randomly assigned up
-//! channels ... then down deterministically"), with the D-mod-K variant of the thesis (Paper II,
-//! L1125) where the up port is digit `(d / stride) mod ups` of the destination, so that every
+//! channels ... then down deterministically"), with the D-mod-K variant of the thesis (Paper II §V)
+//! where the up port is digit `(d / stride) mod ups` of the destination, so that every
 //! down link carries the traffic of a single destination.
 //!
 //! The tree builders number hosts so that every switch's subtree is a contiguous range of hosts
