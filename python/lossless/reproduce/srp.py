@@ -106,7 +106,7 @@ def _hotspot_points(full: bool, mechanisms, background_load: float | None, hot_s
         if background_load is not None:
             over["traffic.1.load"] = background_load
         if not hot_spot:
-            over["traffic.0.start_ns"] = 10.0**15  # the hot spot never starts
+            over["traffic.0.start_ns"] = 1e12  # the hot spot never starts (after the run ends)
         points.append((example("srp/hotspot40_background.toml"), over))
     return points
 
