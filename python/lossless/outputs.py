@@ -13,7 +13,8 @@ from pathlib import Path
 
 from ._lossless import __version__
 
-#: The file that marks a directory as written by lossless.
+#: The file that marks a directory as written by lossless, and by which command: its first line
+#: is `lossless run`, `lossless sweep` or `lossless reproduce`, then the version.
 MARKER = ".lossless"
 
 
@@ -21,11 +22,12 @@ class OutputError(ValueError):
     """An output path lossless will not write to; the message says what to do instead."""
 
 
-def claim_dir(path: str | os.PathLike, option: str = "--out", *, also_ours: tuple[str, ...] = ()) -> Path:
-    """Creates `path` or checks that lossless may write into it, and marks it as ours.
+def claim_dir(path: str | os.PathLike, kind: str, option: str = "--out", *, also_ours: tuple[str, ...] = ()) -> Path:
+    """Creates `path` or checks that `lossless KIND` may write into it, and marks it as ours.
 
-    also_ours: names of files whose presence also shows the directory is lossless's (e.g. a
-    sweep's `sweep.json`, written before the marker existed)."""
+    A directory another command wrote (a run's, when a sweep is asked for) is refused: each
+    command replaces or extends only its own results. also_ours: names of files whose presence
+    also shows the directory is this command's (a sweep's `sweep.json`, from before the marker)."""
     path = Path(path)
     shown = f"`{option} {path}`"
     if path.name in ("", ".", ".."):
@@ -36,7 +38,11 @@ def claim_dir(path: str | os.PathLike, option: str = "--out", *, also_ours: tupl
         real = path.resolve()
         if _protected(real):
             raise OutputError(f"{shown}: is {real}, which lossless never writes into: choose a new directory")
-        ours = any((real / name).is_file() for name in (MARKER, *also_ours))
+        marked = (real / MARKER).read_text().split("\n")[0] if (real / MARKER).is_file() else None
+        if marked is not None and not marked.startswith(f"lossless {kind}"):
+            other = " ".join(marked.split(" ")[:2])
+            raise OutputError(f"{shown}: holds the results of `{other}`, not of `lossless {kind}`: choose a new directory")
+        ours = marked is not None or any((real / name).is_file() for name in also_ours)
         if not ours and any(real.iterdir()):
             raise OutputError(
                 f"{shown}: exists and was not written by lossless (it has no `{MARKER}` file): choose a new directory, or empty this one yourself"
@@ -44,7 +50,7 @@ def claim_dir(path: str | os.PathLike, option: str = "--out", *, also_ours: tupl
     path.mkdir(parents=True, exist_ok=True)
     marker = path / MARKER
     if not marker.is_file():
-        marker.write_text(f"written by lossless {__version__}\n")
+        marker.write_text(f"lossless {kind} {__version__}\n")
     return path
 
 

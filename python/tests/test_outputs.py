@@ -42,6 +42,18 @@ def test_sweep_refuses_a_directory_it_did_not_write(tmp_path, default_example):
     assert (mine / "keep").read_text() == "a user's file"
 
 
+def test_a_sweep_never_writes_into_a_run_directory(tmp_path, default_example):
+    run = tmp_path / "run"
+    p = cli("run", default_example, "--out", run, "-q", "--set", "simulation.measure_ns=2000")
+    assert p.returncode == 0, p.stderr
+    before = sorted(x.name for x in run.iterdir())
+    spec = tmp_path / "spec.toml"
+    spec.write_text(f'[sweep]\nbase = "{default_example}"\n[sweep.product]\n"traffic.0.load" = [0.2]\n')
+    p = cli("sweep", spec, "--out", run, "-q")
+    assert p.returncode == 2 and "holds the results of `lossless run`" in p.stderr, p.stderr
+    assert sorted(x.name for x in run.iterdir()) == before
+
+
 def test_a_sweep_directory_is_resumed_not_refused(small_sweep, default_example):
     # Written by lossless: a second sweep into it reuses its points.
     r = lossless.sweep(default_example, small_sweep, product={"traffic.0.load": [0.2, 0.4]}, overrides=SHORT, jobs=1, progress=False)

@@ -14,8 +14,11 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// The file that marks a directory as written by lossless (and so replaceable by it).
+/// The file that marks a directory as written by lossless, and by which command: its first
+/// line is `lossless run`, `lossless sweep` or `lossless reproduce`, then the version.
 pub const MARKER: &str = ".lossless";
+/// What this command writes in the marker.
+const KIND: &str = "lossless run";
 
 /// Why results could not be written.
 #[derive(Debug)]
@@ -60,7 +63,18 @@ pub fn claim(out: &Path) -> Result<(), OutputError> {
     if protected(&real) {
         return refuse(format!("is {}, which lossless never replaces: choose a new directory", real.display()));
     }
-    if real.join(MARKER).is_file() || fs::read_dir(&real)?.next().is_none() {
+    if let Ok(marker) = fs::read_to_string(real.join(MARKER)) {
+        // A run replaces only a run: never the points of a sweep or a reproduction.
+        return match marker.lines().next() {
+            Some(line) if line.starts_with(KIND) => Ok(()),
+            Some(line) => refuse(format!(
+                "holds the results of `{}`, which a run does not replace: choose a new directory",
+                line.split(' ').take(2).collect::<Vec<_>>().join(" ")
+            )),
+            None => refuse(format!("has an empty `{MARKER}` file: choose a new directory")),
+        };
+    }
+    if fs::read_dir(&real)?.next().is_none() {
         return Ok(());
     }
     refuse(format!("exists and was not written by lossless (it has no `{MARKER}` file): choose a new directory, or empty this one yourself"))
@@ -105,7 +119,7 @@ fn sibling(out: &Path, what: &str) -> PathBuf {
 }
 
 fn write_files(dir: &Path, cfg: &Config, s: &Summary) -> io::Result<()> {
-    fs::write(dir.join(MARKER), format!("written by lossless {}\n", env!("CARGO_PKG_VERSION")))?;
+    fs::write(dir.join(MARKER), format!("{KIND} {}\n", env!("CARGO_PKG_VERSION")))?;
     let json = serde_json::to_string_pretty(s).map_err(io::Error::other)?;
     fs::write(dir.join("summary.json"), json + "\n")?;
     let toml = toml::to_string(&lossless_core::resolved_config(cfg)).map_err(io::Error::other)?;

@@ -162,6 +162,22 @@ fn out_never_replaces_a_directory_lossless_did_not_write() {
 }
 
 #[test]
+fn a_run_never_replaces_a_sweep_or_a_reproduction() {
+    let tmp = tempfile::tempdir().unwrap();
+    for kind in ["sweep", "reproduce"] {
+        let d = tmp.path().join(kind);
+        std::fs::create_dir_all(d.join("points")).unwrap();
+        std::fs::write(d.join(".lossless"), format!("lossless {kind} 0.1.0\n")).unwrap();
+        std::fs::write(d.join("points/abc.json"), "a finished point").unwrap();
+        let o = short_run(tmp.path(), kind);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(&format!("holds the results of `lossless {kind}`")), "{err}");
+        assert_eq!(std::fs::read_to_string(d.join("points/abc.json")).unwrap(), "a finished point");
+    }
+}
+
+#[test]
 fn out_replaces_an_empty_directory_and_an_earlier_run() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::create_dir(tmp.path().join("empty")).unwrap();

@@ -86,7 +86,7 @@ def reproduce(id: str, out: Path, full: bool = False, jobs: int | None = None) -
     """Runs target `id`, writes its figure and table under `out/id`, returns the result."""
     if id not in TARGETS:
         raise KeyError(f"unknown reproduction `{id}`; known: {', '.join(sorted(TARGETS))}")
-    d = claim_dir(Path(out) / id)
+    d = claim_dir(Path(out) / id, "reproduce")
     r = TARGETS[id].run(d, full, jobs)
 
     def write_checks(tmp: str) -> None:

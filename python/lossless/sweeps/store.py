@@ -62,7 +62,7 @@ class Store:
     def create(self) -> None:
         """Claims the directory (`outputs.claim_dir`: new, empty or a sweep's) and clears the
         temporary files of a sweep killed mid-write."""
-        claim_dir(self.root, also_ours=(MANIFEST,))
+        claim_dir(self.root, "sweep", also_ours=(MANIFEST,))
         for d in (self.points, self.failures):
             d.mkdir(exist_ok=True)
         for d in (self.root, self.points, self.failures):
