@@ -31,7 +31,7 @@ pub fn catalog() -> Vec<Choices> {
         choices::<RoutingAlgorithm>("routing.algorithm"),
         choices::<InputQueues>("switch.input_queues"),
         choices::<Arbitration>("switch.arbitration, nic.arbitration"),
-        choices::<Mechanism>("cc.mechanism"),
+        choices::<MechanismName>("cc.mechanism"),
         choices::<Pattern>("traffic.pattern"),
         choices::<Arrival>("traffic.arrival"),
         choices::<MessageSize>("traffic.message.kind"),

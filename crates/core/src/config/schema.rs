@@ -279,7 +279,7 @@ impl Default for NicConfig {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct CcConfig {
-    pub mechanism: Mechanism,
+    pub mechanism: MechanismName,
     /// The priority class of each of the mechanism's virtual channels, in VC order, instead of
     /// its own (e.g. SRP's speculative VC at `data` priority, against §3's low priority). The
     /// number of VCs is the mechanism's: each carries its own packets (docs/config.md).
@@ -299,10 +299,12 @@ pub enum VcClass {
     Low = 2,
 }
 
+/// The value of `cc.mechanism`: which congestion control the network runs (each is a
+/// `cc::Mechanism` plug-in, built by `with_mechanism!`).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
-pub enum Mechanism {
+pub enum MechanismName {
     /// No congestion control: the baseline network of every paper.
     #[default]
     None,

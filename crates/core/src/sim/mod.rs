@@ -72,23 +72,23 @@ pub struct Progress {
 macro_rules! with_mechanism {
     ($cfg:expr, $m:ident => $body:expr) => {
         match $cfg.cc.mechanism {
-            $crate::config::Mechanism::None => {
+            $crate::config::MechanismName::None => {
                 let $m = $crate::cc::NoCc;
                 $body
             }
-            $crate::config::Mechanism::Ecn => {
+            $crate::config::MechanismName::Ecn => {
                 let $m = $crate::cc::EcnIpd::new($cfg);
                 $body
             }
-            $crate::config::Mechanism::Srp => {
+            $crate::config::MechanismName::Srp => {
                 let $m = $crate::cc::Srp::new($cfg);
                 $body
             }
-            $crate::config::Mechanism::Ibcc => {
+            $crate::config::MechanismName::Ibcc => {
                 let $m = $crate::cc::IbCc::new($cfg);
                 $body
             }
-            $crate::config::Mechanism::Santos => {
+            $crate::config::MechanismName::Santos => {
                 let $m = $crate::cc::Santos::new($cfg);
                 $body
             }
