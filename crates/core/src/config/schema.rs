@@ -85,6 +85,12 @@ impl TopologyConfig {
             TopologyConfig::KaryNtree { link, .. } | TopologyConfig::FatTree2 { link, .. } | TopologyConfig::Explicit { link, .. } => link,
         }
     }
+
+    pub fn link_mut(&mut self) -> &mut LinkConfig {
+        match self {
+            TopologyConfig::KaryNtree { link, .. } | TopologyConfig::FatTree2 { link, .. } | TopologyConfig::Explicit { link, .. } => link,
+        }
+    }
 }
 
 /// Default channel parameters, used by every link that does not set its own.

@@ -205,7 +205,6 @@ impl EventQueue {
         None
     }
 
-    /// Events processed so far.
     /// Whether no event is pending.
     pub fn is_empty(&self) -> bool {
         self.len == 0
@@ -216,6 +215,7 @@ impl EventQueue {
         self.len
     }
 
+    /// Events processed so far.
     pub fn processed(&self) -> u64 {
         self.popped
     }

@@ -36,34 +36,43 @@ pub fn find(topo: &Topology, table: &Table) -> Option<Vec<ChannelId>> {
         v.sort_unstable();
         v.dedup();
     }
-    // Depth-first search with the path on a stack; a back edge closes a cycle.
+    // Each channel is expanded once: its list can be handed over.
+    let cycle = first_cycle(n, 0..n as ChannelId, |c| std::mem::take(&mut next[c as usize]));
+    (!cycle.is_empty()).then_some(cycle)
+}
+
+/// The first cycle a depth-first search meets in a graph of `n` channels, starting from
+/// `starts` in order, where `next(c)` lists the channels `c` depends on (empty: no cycle). The
+/// path is kept on a stack, so a long dependency chain cannot overflow the call stack. Also the
+/// watchdog's search among blocked channels (`sim::deadlock`).
+pub(crate) fn first_cycle(n: usize, starts: impl IntoIterator<Item = ChannelId>, mut next: impl FnMut(ChannelId) -> Vec<ChannelId>) -> Vec<ChannelId> {
     let mut state = vec![0u8; n]; // 0 new, 1 on the path, 2 done
-    for start in 0..n {
-        if state[start] != 0 || next[start].is_empty() {
+    for start in starts {
+        if state[start as usize] != 0 {
             continue;
         }
-        state[start] = 1;
-        let mut path = vec![(start as ChannelId, 0usize)];
-        while let Some((c, i)) = path.last_mut() {
-            let c = *c as usize;
-            let Some(&d) = next[c].get(*i) else {
-                state[c] = 2;
+        state[start as usize] = 1;
+        let mut path = vec![(start, next(start), 0usize)];
+        while let Some((c, after, i)) = path.last_mut() {
+            let Some(&d) = after.get(*i) else {
+                state[*c as usize] = 2;
                 path.pop();
                 continue;
             };
             *i += 1;
             match state[d as usize] {
                 1 => {
-                    let from = path.iter().position(|(x, _)| *x == d).expect("d is on the path");
-                    return Some(path[from..].iter().map(|(x, _)| *x).collect());
+                    let from = path.iter().position(|(x, _, _)| *x == d).expect("d is on the path");
+                    return path[from..].iter().map(|(x, _, _)| *x).collect();
                 }
                 0 => {
                     state[d as usize] = 1;
-                    path.push((d, 0));
+                    let after = next(d);
+                    path.push((d, after, 0));
                 }
                 _ => {}
             }
         }
     }
-    None
+    Vec::new()
 }

@@ -3,7 +3,7 @@
 //! Trees route arithmetically (`updown`); other topologies use dense tables
 //! (`switch * hosts + dest`), meant for the small explicit networks of the papers.
 
-mod cycles;
+pub(crate) mod cycles;
 mod shortest_path;
 mod updown;
 

@@ -11,6 +11,7 @@
 use super::Sim;
 use crate::cc::Mechanism;
 use crate::ids::{ChannelId, Endpoint};
+use crate::routing::cycles::first_cycle;
 use crate::time::{ns_from_ps, Time};
 use serde::Serialize;
 
@@ -110,37 +111,7 @@ impl<M: Mechanism> Sim<M> {
             next.dedup();
             next
         };
-        // Depth-first search with the path on a stack; the first back edge closes a cycle.
-        let mut state = vec![0u8; self.topo.channels.len()]; // 0 new, 1 on the path, 2 done
-        for &start in blocked {
-            if state[start as usize] != 0 {
-                continue;
-            }
-            let mut path = vec![(start, waits_for(start), 0usize)];
-            state[start as usize] = 1;
-            while let Some((c, next, i)) = path.last_mut() {
-                let c = *c;
-                if let Some(&d) = next.get(*i) {
-                    *i += 1;
-                    match state[d as usize] {
-                        1 => {
-                            let from = path.iter().position(|(x, _, _)| *x == d).expect("on the path");
-                            return path[from..].iter().map(|(x, _, _)| *x).collect();
-                        }
-                        0 => {
-                            state[d as usize] = 1;
-                            let n = waits_for(d);
-                            path.push((d, n, 0));
-                        }
-                        _ => {}
-                    }
-                } else {
-                    state[c as usize] = 2;
-                    path.pop();
-                }
-            }
-        }
-        Vec::new()
+        first_cycle(self.topo.channels.len(), blocked.iter().copied(), waits_for)
     }
 
     /// The channel's name as `links.csv` gives it (`s0-s1>`: link s0-s1, from s0 to s1).

@@ -42,7 +42,7 @@ use crate::cc::{Ctx, Deferred, Mechanism, VcClass};
 use crate::config::{Arbitration, Config};
 use crate::engine::{Event, EventQueue};
 use crate::error::{ConfigError, ConfigResult, RunError};
-use crate::ids::{Endpoint, PortId, Vc};
+use crate::ids::{ClassId, Endpoint, PortId, Vc};
 use crate::nic::{ControlQueues, Copies, Nic, SendQueues};
 use crate::packet::Slab;
 use crate::rng::{stream, Family, Stream};
@@ -125,11 +125,7 @@ pub fn resolved_config(cfg: &Config) -> Config {
     if s.output_buffer_bytes.is_none() {
         s.output_buffer_packets.get_or_insert(crate::config::DEFAULT_OUTPUT_BUFFER_PACKETS);
     }
-    let link = match &mut r.topology {
-        crate::config::TopologyConfig::KaryNtree { link, .. }
-        | crate::config::TopologyConfig::FatTree2 { link, .. }
-        | crate::config::TopologyConfig::Explicit { link, .. } => link,
-    };
+    let link = r.topology.link_mut();
     link.host_bandwidth_gbps.get_or_insert(link.bandwidth_gbps);
     if r.cc.vcs.is_none() {
         r.cc.vcs = Some(with_mechanism!(cfg, m => m.vcs().iter().map(|v| v.class).collect()));
@@ -293,7 +289,7 @@ impl<M: Mechanism> Sim<M> {
         // as they open, `nic_ops::arrival`).
         for (i, c) in traffic.classes.iter().enumerate().filter(|(_, c)| c.greedy && c.on_off.is_none() && c.pattern != crate::config::Pattern::Burst) {
             let mbps = c.sources.iter().map(|&h| topo.channels[topo.host_out[h as usize] as usize].rate.mbps).sum();
-            stats.active(i as u16, mbps, c.start, c.stop);
+            stats.active(i as ClassId, mbps, c.start, c.stop);
         }
         let mut sim = Sim {
             mech,
