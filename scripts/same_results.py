@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""Checks that a change leaves results unchanged: runs every example scenario under each
-mechanism for a short window and stores its summary.json without `wall_s`, `version` and
-`commit`, so that two commits'
-outputs can be compared byte for byte.
+"""Checks that a change leaves results unchanged.
 
-    python scripts/same_results.py record DIR     # with the commit you trust
-    python scripts/same_results.py compare DIR    # after the change: lists every difference
+Records, for the commit you trust, then compares after the change:
+- the summary.json of every example scenario under each mechanism, over a short window,
+  without `wall_s`, `version` and `commit` (byte for byte);
+- with --reproductions, the `checks.csv` of every short reproduction (our measured numbers).
 
-Uses the `lossless` command on PATH (reinstall with `pip install .` between the two steps).
+    python scripts/same_results.py record DIR [--reproductions]    # with the commit you trust
+    python scripts/same_results.py compare DIR [--reproductions]   # after the change
+
+Uses the installed `lossless` package (reinstall with `pip install .` between the two steps).
+A scenario runs each mechanism with only that mechanism's `[cc.NAME]` table, as a config may
+carry settings only for the mechanism it selects.
 """
 
 import argparse
@@ -15,52 +19,72 @@ import json
 import subprocess
 import sys
 import tempfile
+import tomllib
 from pathlib import Path
+
+import lossless
 
 ROOT = Path(__file__).resolve().parents[1]
 MECHANISMS = ["none", "ecn", "srp", "ibcc", "santos"]
 # Short enough for the 648-node example to take seconds, long enough for every class to start
 # and for the mechanisms to mark, throttle and drop.
-WINDOW = ["--set", "simulation.warmup_ns=5000", "--set", "simulation.measure_ns=20000"]
+WINDOW = {"simulation.warmup_ns": 5000, "simulation.measure_ns": 20000}
 
 
 def scenarios() -> list[Path]:
     return sorted(p for p in (ROOT / "examples").rglob("*.toml") if "[sweep]" not in p.read_text())
 
 
+def with_mechanism(path: Path, mechanism: str) -> dict:
+    cfg = tomllib.loads(path.read_text())
+    cc = cfg.get("cc", {})
+    cfg["cc"] = {k: v for k, v in cc.items() if k in ("mechanism", "vcs") or k == mechanism} | {"mechanism": mechanism}
+    return cfg
+
+
 def summaries() -> dict[str, str]:
     out = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for path in scenarios():
-            for m in MECHANISMS:
-                name = f"{path.relative_to(ROOT / 'examples').with_suffix('')}-{m}".replace("/", "_")
-                run = subprocess.run(["lossless", "run", str(path), "--out", f"{tmp}/{name}", "-q", "--set", f"cc.mechanism='{m}'", *WINDOW], capture_output=True, text=True)
-                if run.returncode != 0:
-                    out[name] = f"exit {run.returncode}: {run.stderr.strip()}\n"
-                    continue
-                s = json.loads(Path(f"{tmp}/{name}/summary.json").read_text())
-                for provenance in ("wall_s", "version", "commit"):
-                    s.pop(provenance, None)
-                out[name] = json.dumps(s, indent=1, sort_keys=True) + "\n"
+    for path in scenarios():
+        for m in MECHANISMS:
+            name = f"{path.relative_to(ROOT / 'examples').with_suffix('')}-{m}".replace("/", "_")
+            try:
+                s = dict(lossless.run(with_mechanism(path, m), overrides=WINDOW).summary)
+            except lossless.DeadlockError as e:
+                s = dict(e.result.summary)
+            except ValueError as e:
+                out[name] = f"refused: {e}\n"
+                continue
+            for provenance in ("wall_s", "version", "commit"):
+                s.pop(provenance, None)
+            out[name] = json.dumps(s, indent=1, sort_keys=True) + "\n"
     return out
+
+
+def reproductions() -> dict[str, str]:
+    listed = subprocess.run(["lossless", "reproduce", "--list"], check=True, capture_output=True, text=True).stdout
+    ids = [line.split()[0] for line in listed.splitlines() if line.strip()]
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(["lossless", "reproduce", *ids, "--out", tmp], check=False, capture_output=True)
+        return {f"reproduce_{p.parent.name}": p.read_text() for p in sorted(Path(tmp).glob("*/checks.csv"))}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("action", choices=["record", "compare"])
     ap.add_argument("dir", type=Path)
+    ap.add_argument("--reproductions", action="store_true", help="also every short reproduction's checks.csv (about half an hour)")
     args = ap.parse_args()
-    now = summaries()
+    now = summaries() | (reproductions() if args.reproductions else {})
     if args.action == "record":
         args.dir.mkdir(parents=True, exist_ok=True)
         for name, text in now.items():
-            (args.dir / f"{name}.json").write_text(text)
-        print(f"{len(now)} summaries in {args.dir}")
+            (args.dir / f"{name}.txt").write_text(text)
+        print(f"{len(now)} results in {args.dir}")
         return 0
-    differ = [n for n, text in now.items() if not (args.dir / f"{n}.json").is_file() or (args.dir / f"{n}.json").read_text() != text]
+    differ = [n for n, text in now.items() if not (args.dir / f"{n}.txt").is_file() or (args.dir / f"{n}.txt").read_text() != text]
     for n in differ:
         print(f"differs: {n}")
-    print(f"{len(now) - len(differ)} of {len(now)} summaries identical")
+    print(f"{len(now) - len(differ)} of {len(now)} results identical")
     return 1 if differ else 0
 
 

@@ -94,17 +94,19 @@ where
 fn dispatch(command: Command) -> i32 {
     match command {
         Command::Run { config, out, seed, set, quiet } => run(&config, &out, seed, &set, quiet),
-        Command::Validate { config, set } => match load(&config, None, &set).and_then(|c| lossless_core::check(&c).map(|_| c)) {
-            Ok(cfg) => {
-                warn(&cfg);
-                let memory = lossless_core::sim::memory::human(lossless_core::memory_estimate(&cfg));
-                println!("{}: valid (a run needs about {memory} of memory)", config.display());
-                0
+        Command::Validate { config, set } => {
+            match load(&config, None, &set).and_then(|c| lossless_core::check(&c).and_then(|_| lossless_core::memory_estimate(&c)).map(|m| (c, m))) {
+                Ok((cfg, memory)) => {
+                    warn(&cfg);
+                    let memory = lossless_core::sim::memory::human(memory);
+                    println!("{}: valid (a run needs about {memory} of memory)", config.display());
+                    0
+                }
+                Err(e) => bad_input(&config, &e),
             }
-            Err(e) => bad_input(&config, &e),
-        },
+        }
         Command::List => {
-            for c in lossless_core::config::catalog::catalog() {
+            for c in lossless_core::catalog::catalog() {
                 println!("{}:", c.key);
                 for (value, doc) in c.values {
                     println!("  {value:<15} {doc}");

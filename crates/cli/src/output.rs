@@ -122,7 +122,7 @@ fn write_files(dir: &Path, cfg: &Config, s: &Summary) -> io::Result<()> {
     fs::write(dir.join(MARKER), format!("{KIND} {}\n", env!("CARGO_PKG_VERSION")))?;
     let json = serde_json::to_string_pretty(s).map_err(io::Error::other)?;
     fs::write(dir.join("summary.json"), json + "\n")?;
-    let toml = toml::to_string(&lossless_core::resolved_config(cfg)).map_err(io::Error::other)?;
+    let toml = toml::to_string(&lossless_core::resolved_config(cfg).map_err(io::Error::other)?).map_err(io::Error::other)?;
     fs::write(dir.join("config.toml"), toml)?;
     write_csv(&dir.join("timeseries.csv"), &s.series)?;
     write_csv(&dir.join("links.csv"), &s.links)

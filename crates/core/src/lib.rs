@@ -5,6 +5,7 @@
 //! ([`switch`], [`nic`], [`cc`] plug-ins, [`traffic`] sources) -> the event loop in [`sim`] ->
 //! [`stats`] -> a [`stats::Summary`].
 
+pub mod catalog;
 pub mod cc;
 pub mod config;
 pub mod engine;

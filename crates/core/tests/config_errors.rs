@@ -32,7 +32,14 @@ fn each_error_names_its_key() {
         (&["switch.arbitration=\"islip\""], "switch.arbitration", "unknown variant"),
         (&["simulation.measure_ns=0"], "simulation.measure_ns", "one picosecond"),
         (&["cc.mechanism=\"ecn\"", "cc.ecn.threshold=1.5"], "cc.ecn.threshold", "(0, 1]"),
-        (&["cc.mechanism=\"dcqcn\""], "cc.mechanism", "unknown variant"),
+        (&["cc.mechanism=\"dcqcn\""], "cc.mechanism", "unknown mechanism `dcqcn`, expected one of none, ecn, srp, ibcc, santos"),
+        // Settings for a mechanism that is not selected would do nothing: refused, naming the key.
+        (&["cc.mechanism=\"ecn\"", "cc.srp.n_min=2"], "cc.srp.n_min", "cc.mechanism is \"ecn\", which would ignore them"),
+        (&["cc.ecn.threshold=0.5"], "cc.ecn.threshold", "select the mechanism with cc.mechanism = \"ecn\""),
+        (&["cc.srpp.n_min=2"], "cc.srpp", "unknown key: [cc] takes `mechanism`, `vcs` and the selected mechanism's table"),
+        (&["cc.mechanism=\"srp\"", "cc.srp.n_mn=2"], "cc.srp.n_mn", "did you mean `n_min`?"),
+        (&["cc.mechanism=\"srp\"", "cc.srp.n_min=\"4\""], "cc.srp.n_min", "invalid type"),
+        (&["cc.none.x=1"], "cc.none.x", "unknown field `x`"),
         (&["traffic.0.sources_from=\"nothing\""], "traffic[0].sources_from", "not the name"),
         (&["cc.mechanism=\"srp\"", "cc.srp.ttw_ns=0"], "cc.srp.ttw_ns", "one picosecond"),
         (&["cc.mechanism=\"srp\"", "cc.srp.n_min=32"], "cc.srp.n_min", "n_max"),
@@ -41,17 +48,17 @@ fn each_error_names_its_key() {
         (&["cc.mechanism=\"srp\"", "cc.vcs=[\"control\", \"control\", \"low\", \"low\"]"], "cc.vcs", "must stay \"data\""),
         (&["cc.mechanism=\"ecn\"", "cc.vcs=[\"control\", \"urgent\"]"], "cc.vcs[1]", "unknown variant"),
         (&["cc.mechanism=\"ibcc\"", "cc.ibcc.threshold=16"], "cc.ibcc.threshold", "0 (off) to 15"),
-        (&["cc.ibcc.ccti_min=10", "cc.ibcc.ccti_limit=5"], "cc.ibcc.ccti_min", "ccti_limit"),
-        (&["cc.ibcc.cct=[0.0, 1.0]"], "cc.ibcc.cct", "at least 128"),
-        (&["cc.ibcc.ccti_limit=200"], "cc.ibcc.cct", "needs 201"),
-        (&["cc.ibcc.ccti_timer_ns=0"], "cc.ibcc.ccti_timer_ns", "one picosecond"),
-        (&["cc.ibcc.cct=\"steep\""], "cc.ibcc.cct", "did not match"),
-        (&["cc.ibcc.threshold_mode=\"max\""], "cc.ibcc.threshold_mode", "unknown variant"),
+        (&["cc.mechanism=\"ibcc\"", "cc.ibcc.ccti_min=10", "cc.ibcc.ccti_limit=5"], "cc.ibcc.ccti_min", "ccti_limit"),
+        (&["cc.mechanism=\"ibcc\"", "cc.ibcc.cct=[0.0, 1.0]"], "cc.ibcc.cct", "at least 128"),
+        (&["cc.mechanism=\"ibcc\"", "cc.ibcc.ccti_limit=200"], "cc.ibcc.cct", "needs 201"),
+        (&["cc.mechanism=\"ibcc\"", "cc.ibcc.ccti_timer_ns=0"], "cc.ibcc.ccti_timer_ns", "one picosecond"),
+        (&["cc.mechanism=\"ibcc\"", "cc.ibcc.cct=\"steep\""], "cc.ibcc.cct", "did not match"),
+        (&["cc.mechanism=\"ibcc\"", "cc.ibcc.threshold_mode=\"max\""], "cc.ibcc.threshold_mode", "unknown variant"),
         (&["cc.mechanism=\"santos\"", "cc.santos.min_rate=0"], "cc.santos.min_rate", "[1e-6, 1)"),
-        (&["cc.santos.decrease_factor=1"], "cc.santos.decrease_factor", "greater than 1"),
-        (&["cc.santos.window_packets=0"], "cc.santos.window_packets", "at least 1"),
-        (&["cc.santos.initial_rate=-1"], "cc.santos.initial_rate", "between"),
-        (&["cc.santos.response=\"cubic\""], "cc.santos.response", "unknown variant"),
+        (&["cc.mechanism=\"santos\"", "cc.santos.decrease_factor=1"], "cc.santos.decrease_factor", "greater than 1"),
+        (&["cc.mechanism=\"santos\"", "cc.santos.window_packets=0"], "cc.santos.window_packets", "at least 1"),
+        (&["cc.mechanism=\"santos\"", "cc.santos.initial_rate=-1"], "cc.santos.initial_rate", "between"),
+        (&["cc.mechanism=\"santos\"", "cc.santos.response=\"cubic\""], "cc.santos.response", "unknown variant"),
         (&["traffic.0.pattern=\"hotspot\""], "traffic[0].dest", "required"),
         (&["traffic.0.pattern=\"hotspot\"", "traffic.0.dest=256"], "traffic[0].dest", "0..255"),
         (&["traffic.0.stop_ns=-5"], "traffic[0].stop_ns", "between 0 and 1e13 ns"),
@@ -96,7 +103,7 @@ fn no_traffic_is_refused() {
 fn the_memory_estimate_grows_with_the_network_and_refuses_what_the_machine_cannot_hold() {
     let estimate = |k: u32, n: u32| {
         let c = Config::from_toml_str(&example("fattree256_uniform.toml"), &[format!("topology.k={k}"), format!("topology.n={n}")]).unwrap();
-        lossless_core::memory_estimate(&c)
+        lossless_core::memory_estimate(&c).unwrap()
     };
     let mib = |b: f64| b / (1u64 << 20) as f64;
     // docs/performance.md: the 256-host benchmark peaks at 14 MiB, the 4,096-host one at 57-63.

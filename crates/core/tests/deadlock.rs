@@ -2,8 +2,8 @@
 //! the watchdog when the user allows it anyway, and never reported as a finished run.
 
 mod common;
-use common::{config_with, example, run};
-use lossless_core::{check, with_mechanism, Sim};
+use common::{config_with, example, run, run_config};
+use lossless_core::check;
 use std::ops::ControlFlow;
 
 /// Four switches in a ring, a host on each, every two-hop route clockwise, and greedy shift-2
@@ -56,12 +56,7 @@ fn counterclockwise_routes_for_half_the_pairs_break_the_cycle() {
     let cfg =
         config_with(&ring(), &["routing.routes.1.next=\"s0\"", "routing.routes.3.next=\"s2\"", "routing.allow_deadlock=false", "simulation.measure_ns=50000"]);
     check(&cfg).unwrap();
-    let s = with_mechanism!(&cfg, m => {
-        let mut sim = Sim::new(&cfg, m).unwrap();
-        sim.run_until(sim.end(), &mut |_| ControlFlow::Continue(())).unwrap();
-        sim.check_invariants().unwrap();
-        sim.summary(0.0)
-    });
+    let s = run_config(&cfg);
     assert!(s.deadlock.is_none());
     assert!(s.classes["shift0"].accepted > 0.4, "{}", s.classes["shift0"].accepted);
 }

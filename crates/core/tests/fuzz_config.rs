@@ -11,7 +11,7 @@
 //! lossless-core --test fuzz_config`.
 
 mod common;
-use common::example;
+use common::{example, running};
 use lossless_core::{with_mechanism, Config, Sim};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
@@ -54,10 +54,10 @@ const MECHANISMS: [&str; 5] = ["none", "ecn", "srp", "ibcc", "santos"];
 /// Runs estimated above this are not built here: being accepted is their whole test.
 const BUILD_BUDGET_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
 
-/// Every leaf of an example's resolved config (traffic classes included): its dotted key and
-/// its value.
-fn leaves(text: &str) -> Vec<(String, toml::Value)> {
-    let cfg = lossless_core::resolved_config(&Config::from_toml_str(text, &[]).unwrap());
+/// Every leaf of a config's resolved form (traffic classes and the mechanism's settings
+/// included): its dotted key and its value.
+fn leaves(table: &toml::Table) -> Vec<(String, toml::Value)> {
+    let cfg = lossless_core::resolved_config(&Config::from_table(table.clone(), &[]).unwrap()).unwrap();
     let mut out = Vec::new();
     walk(&toml::Value::try_from(&cfg).unwrap(), String::new(), &mut out);
     out
@@ -112,7 +112,7 @@ fn mutate(current: &toml::Value, pick: u64, f: f64) -> String {
 
 /// Builds and runs at most 65,536 events (until the first progress report), checking invariants.
 fn build_and_start(cfg: &Config) {
-    if lossless_core::memory_estimate(cfg) > BUILD_BUDGET_BYTES || lossless_core::check(cfg).is_err() {
+    if lossless_core::check(cfg).is_err() || lossless_core::memory_estimate(cfg).unwrap() > BUILD_BUDGET_BYTES {
         return;
     }
     with_mechanism!(cfg, m => {
@@ -122,7 +122,8 @@ fn build_and_start(cfg: &Config) {
         if let Err(e) = sim.check_invariants() {
             panic!("invariant violated: {e}");
         }
-    });
+    })
+    .expect("check() passed");
 }
 
 proptest! {
@@ -132,15 +133,15 @@ proptest! {
 
     #[test]
     fn mangled_configs_are_refused_or_run(file in 0..EXAMPLES.len(), mechanism in 0..MECHANISMS.len(), picks in prop::collection::vec((any::<prop::sample::Index>(), any::<u64>(), any::<f64>()), 1..4)) {
-        let text = example(EXAMPLES[file]);
-        let mut leaves = leaves(&text);
+        let table = running(&example(EXAMPLES[file]), MECHANISMS[mechanism]);
+        let mut leaves = leaves(&table);
         leaves.extend(optional_leaves());
-        let mut overrides = vec![format!("cc.mechanism=\"{}\"", MECHANISMS[mechanism]), "simulation.measure_ns=20000".to_string()];
+        let mut overrides = vec!["simulation.measure_ns=20000".to_string()];
         for (i, pick, f) in &picks {
             let (key, current) = i.get(&leaves);
             overrides.push(format!("{key}={}", mutate(current, *pick, *f)));
         }
-        if let Ok(cfg) = Config::from_toml_str(&text, &overrides) {
+        if let Ok(cfg) = Config::from_table(table, &overrides) {
             eprintln!("ACCEPTED {overrides:?}");
             build_and_start(&cfg);
         }

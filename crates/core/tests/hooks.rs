@@ -130,6 +130,7 @@ impl<M: Mechanism> Mechanism for Probe<M> {
 /// Runs `cfg`'s mechanism inside a probe; returns (implemented, defaulted, gate faults, declared).
 fn probe(cfg: &Config) -> (BTreeSet<String>, BTreeSet<String>, Vec<String>, BTreeSet<String>) {
     with_mechanism!(cfg, m => {
+        assert_eq!(m.name(), cfg.cc.mechanism, "the name in results is the name in the registry");
         let declared = Hook::ALL.iter().filter(|h| h.declared_in(&mechanism_hooks(&m))).map(|h| format!("{h:?}")).collect();
         let mut sim = Sim::new(cfg, Probe::new(m)).unwrap();
         sim.run_until(sim.end(), &mut |_| ControlFlow::Continue(())).unwrap();
@@ -137,6 +138,7 @@ fn probe(cfg: &Config) -> (BTreeSet<String>, BTreeSet<String>, Vec<String>, BTre
         let p = sim.mechanism();
         (p.implemented.clone(), p.defaulted.clone(), p.gate_faults.clone(), declared)
     })
+    .unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn mechanism_hooks<M: Mechanism>(_: &M) -> Hooks {
@@ -147,7 +149,7 @@ fn mechanism_hooks<M: Mechanism>(_: &M) -> Hooks {
 fn every_mechanism_declares_exactly_the_hooks_it_implements() {
     // A hot spot over background traffic, with two-packet buffers that fill even under SRP:
     // marks, throttles, drops and full buffers, so every hook a mechanism has gets called.
-    for mechanism in ["none", "ecn", "srp", "ibcc", "santos"] {
+    for mechanism in lossless_core::cc::registry::NAMES {
         let cfg = example_with(
             "srp/hotspot40_background.toml",
             &[&format!("cc.mechanism=\"{mechanism}\""), "simulation.warmup_ns=0", "simulation.measure_ns=100000", "switch.input_buffer_packets=2"],

@@ -4,21 +4,25 @@
 
 mod common;
 use common::*;
-use lossless_core::Summary;
+use lossless_core::{Config, Summary};
 
-/// Testbed scenario 1 with every flow started at once (the reproduction staggers them).
-fn scenario1(overrides: &[&str]) -> Summary {
+/// Testbed scenario 1 (with CC, as the file selects) with every flow started at once (the
+/// reproduction staggers them).
+fn scenario1_config(overrides: &[&str]) -> Config {
     let mut o = vec!["simulation.warmup_ns=30000000", "simulation.measure_ns=30000000", "simulation.bin_ns=5000000"];
     let starts: Vec<String> = (1..5).map(|i| format!("traffic.{i}.start_ns=0")).collect();
     o.extend(starts.iter().map(String::as_str));
     o.extend_from_slice(overrides);
-    run_config(&example_with("ibcc/testbed_scenario1.toml", &o))
+    example_with("ibcc/testbed_scenario1.toml", &o)
+}
+
+fn scenario1(overrides: &[&str]) -> Summary {
+    run_config(&scenario1_config(overrides))
 }
 
 /// Testbed scenario 2 (IB-T7) with CC and its three flows started at once.
 fn scenario2(overrides: &[&str]) -> Summary {
-    let mut o =
-        vec!["cc.mechanism=\"ibcc\"", "simulation.warmup_ns=30000000", "simulation.measure_ns=30000000", "traffic.1.start_ns=0", "traffic.2.start_ns=0"];
+    let mut o = vec!["simulation.warmup_ns=30000000", "simulation.measure_ns=30000000", "traffic.1.start_ns=0", "traffic.2.start_ns=0"];
     o.extend_from_slice(overrides);
     run_config(&example_with("ibcc/testbed_scenario2.toml", &o))
 }
@@ -30,7 +34,7 @@ fn gbps(s: &Summary, class: &str) -> f64 {
 
 #[test]
 fn without_cc_the_victim_is_blocked_and_the_parking_lot_splits_the_bottleneck() {
-    let s = scenario1(&[]);
+    let s = run_config(&without_cc(&scenario1_config(&[])));
     // IB-T2: S2 round-robins over 3 inputs (from S1, H6, H7): 1/3 each; F2 and F3 share S1's.
     for (f, share) in [("F2", 1.0 / 6.0), ("F3", 1.0 / 6.0), ("F4", 1.0 / 3.0), ("F5", 1.0 / 3.0)] {
         assert_close(f, gbps(&s, f) / 13.0, share, 0.005);
@@ -41,7 +45,7 @@ fn without_cc_the_victim_is_blocked_and_the_parking_lot_splits_the_bottleneck() 
 
 #[test]
 fn cc_frees_the_victim_and_equalizes_the_contributors() {
-    let s = scenario1(&["cc.mechanism=\"ibcc\""]);
+    let s = scenario1(&[]);
     // IB-T3: the victim at its full rate, four contributors near 13/4 Gb/s each.
     assert!(gbps(&s, "F1") > 12.9, "victim {}", gbps(&s, "F1"));
     let c: Vec<f64> = ["F2", "F3", "F4", "F5"].iter().map(|f| gbps(&s, f)).collect();
@@ -57,7 +61,7 @@ fn cc_frees_the_victim_and_equalizes_the_contributors() {
 fn marking_off_at_threshold_zero_changes_nothing() {
     // Threshold weight 0 [thesis §2.3.2]: no port marks, so the run is the baseline's, bit for bit in the
     // data (the mechanism's control VC exists but carries nothing).
-    let (off, zero) = (scenario1(&[]), scenario1(&["cc.mechanism=\"ibcc\"", "cc.ibcc.threshold=0"]));
+    let (off, zero) = (run_config(&without_cc(&scenario1_config(&[]))), scenario1(&["cc.ibcc.threshold=0"]));
     assert_eq!(zero.cc["marks"], 0);
     for f in ["F1", "F2", "F3", "F4", "F5"] {
         assert_eq!(off.classes[f].accepted, zero.classes[f].accepted, "{f}");
@@ -68,7 +72,7 @@ fn marking_off_at_threshold_zero_changes_nothing() {
 fn sl_granularity_throttles_a_source_s_uncongested_flows_too() {
     // [thesis §2.3.2]: at SL level one congesting flow throttles every flow of its source; at QP level
     // only the flow through the root. H2 sends to the hot spot H5 and also to H4 (uncongested).
-    let h2_to_h4 = ["traffic.0.src=\"H2\"", "cc.mechanism=\"ibcc\""];
+    let h2_to_h4 = ["traffic.0.src=\"H2\""];
     let qp = scenario1(&h2_to_h4);
     let sl = scenario1(&[&h2_to_h4[..], &["cc.ibcc.granularity=\"sl\""]].concat());
     // At QP level H2 -> H4 gets what H2's link has left after its share of H5; at SL level the
@@ -85,7 +89,6 @@ fn the_cct_gap_sets_a_throttled_flow_s_rate() {
     let s = run_config(&example_with(
         "ibcc/testbed_scenario1.toml",
         &[
-            "cc.mechanism=\"ibcc\"",
             "cc.ibcc.ccti_min=1",
             &table,
             "traffic.1.start_ns=1e12",

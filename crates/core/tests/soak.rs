@@ -4,7 +4,7 @@
 //! Deterministic, so a failure names a case that reproduces.
 
 mod common;
-use common::{example, run_config};
+use common::{example, run_config, running};
 use lossless_core::Config;
 use rand::{RngExt, SeedableRng};
 
@@ -31,7 +31,6 @@ fn every_example_under_every_mechanism_keeps_the_invariants() {
         for mechanism in MECHANISMS {
             for _ in 0..DRAWS {
                 let overrides = [
-                    format!("cc.mechanism=\"{mechanism}\""),
                     format!("simulation.seed={}", rng.random_range(1..1_000u32)),
                     format!("simulation.warmup_ns={}", rng.random_range(0..5u32) * 1_000),
                     format!("simulation.measure_ns={}", rng.random_range(3..40u32) * 1_000),
@@ -40,7 +39,7 @@ fn every_example_under_every_mechanism_keeps_the_invariants() {
                     format!("nic.arbitration=\"{}\"", ["round_robin", "oldest_first"][rng.random_range(0..2usize)]),
                     format!("switch.input_buffer_packets={}", [1, 2, 4, 16][rng.random_range(0..4usize)]),
                 ];
-                let cfg = Config::from_toml_str(&text, &overrides).unwrap_or_else(|e| panic!("{file} {overrides:?}: {e}"));
+                let cfg = Config::from_table(running(&text, mechanism), &overrides).unwrap_or_else(|e| panic!("{file} {overrides:?}: {e}"));
                 // Panics (invariant, deadlock) name the run through the message of the case.
                 let case = format!("{file} {overrides:?}");
                 let s = std::panic::catch_unwind(|| run_config(&cfg)).unwrap_or_else(|_| panic!("failed: {case}"));

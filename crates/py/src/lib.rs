@@ -69,7 +69,7 @@ fn validate(toml_text: Option<&str>, json_text: Option<&str>, overrides: Vec<Str
     no_panic(|| {
         let cfg = parse(toml_text, json_text, &overrides)?;
         lossless_core::check(&cfg).map_err(config_error)?;
-        toml::to_string(&lossless_core::resolved_config(&cfg)).map_err(|e| InternalError::new_err(e.to_string()))
+        toml::to_string(&lossless_core::resolved_config(&cfg).map_err(config_error)?).map_err(|e| InternalError::new_err(e.to_string()))
     })
 }
 

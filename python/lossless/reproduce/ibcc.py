@@ -37,6 +37,16 @@ def _phase_ns(full: bool) -> float:
     return 1e9 if full else 1e8
 
 
+def _running(cfg: Path, mechanism: str) -> dict:
+    """Example `cfg` (which selects ibcc) as a config dict running `mechanism`: the file's IB CC
+    settings, or none of them for the baseline (a config carries settings only for the
+    mechanism it selects)."""
+    d = tomllib.loads(cfg.read_text())
+    if mechanism != d["cc"]["mechanism"]:
+        d["cc"] = {"mechanism": mechanism}
+    return d
+
+
 def _staggered(flows: int, full: bool, first: int = 0) -> dict:
     """Overrides that start traffic class `first + i` after i phases (i < `flows`); the window
     is the last phase."""
@@ -77,7 +87,7 @@ def _series_figure(runs: dict[str, Result], title: str, path: Path) -> Path:
 def ib_t2(out: Path, full: bool, jobs) -> Reproduction:
     cfg = example("ibcc/testbed_scenario1.toml")
     over = _staggered(5, full)
-    off, on = run_many([(cfg, {**over, "cc.mechanism": m}) for m in ("none", "ibcc")], jobs)
+    off, on = run_many([(_running(cfg, m), over) for m in ("none", "ibcc")], jobs)
     r = Reproduction("ib-t2", "Thesis Paper III Figs 7-8, Paper II Figs 9 and 11: scenario 1")
     shares = {f: _gbps(off, f) / HOST_GBPS for f in CONTRIBUTORS}
     expected = {"F2": 1 / 6, "F3": 1 / 6, "F4": 1 / 3, "F5": 1 / 3}
@@ -140,7 +150,7 @@ def ib_t7(out: Path, full: bool, jobs) -> Reproduction:
     cfg = example("ibcc/testbed_scenario2.toml")
     over = _staggered(3, full)
     over["simulation.bin_ns"] = 1_000_000  # throughput samples of 1 ms, as a perftest report
-    off, on = run_many([(cfg, {**over, "cc.mechanism": m}) for m in ("none", "ibcc")], jobs)
+    off, on = run_many([(_running(cfg, m), over) for m in ("none", "ibcc")], jobs)
     flows = ["F1", "F2", "F3"]
     start = 2 * _phase_ns(full)
 
@@ -169,7 +179,7 @@ def ib_t9(out: Path, full: bool, jobs) -> Reproduction:
     rates = [0, 1, 4, 10]
     results = sweep(
         example("ibcc/testbed_scenario1.toml"), out / "sweep",
-        overrides={**_staggered(5, full), "cc.mechanism": "ibcc"},
+        overrides=_staggered(5, full),
         product={"cc.ibcc.ccti_timer_ns": [t * 1000 for t in timers_us], "cc.ibcc.marking_rate": rates},
         jobs=jobs, progress=False,
     )
@@ -214,7 +224,7 @@ def ib_t41(out: Path, full: bool, jobs) -> Reproduction:
     cfg = example("ibcc/fattree648_silent_forest.toml")
     window = {"simulation.warmup_ns": 150e6 if full else 30e6, "simulation.measure_ns": 50e6 if full else 10e6, "simulation.bin_ns": 5e6}
     silent = {f"traffic.{i}.start_ns": 1e12 for i in range(8)}  # no hot spots: only the V nodes send
-    points = [(cfg, {**window, "cc.mechanism": m, **extra}) for extra in ({}, silent) for m in ("none", "ibcc")]
+    points = [(_running(cfg, m), {**window, **extra}) for extra in ({}, silent) for m in ("none", "ibcc")]
     off, on, quiet_off, quiet_on = run_many(points, jobs)
     host_gbps = 13.5
     hot = sorted(_dest(cfg, name) for name in off.summary["classes"] if name.startswith("C"))
@@ -259,7 +269,7 @@ def _windy(p: int, mechanism: str, full: bool) -> dict:
     hot spot and the rest to uniform destinations, as two independent streams with periodic
     arrivals (at most p% of t x capacity to the hot spot after any t, the link idle when the
     hot-spot stream is throttled and the other has used its share)."""
-    cfg = tomllib.loads(example("ibcc/fattree648_silent_forest.toml").read_text())
+    cfg = _running(example("ibcc/fattree648_silent_forest.toml"), mechanism)
     hot = [t["dest"] for t in cfg["traffic"] if t["name"].startswith("C")]
     b_nodes = [h for h in range(648) if h not in hot]
     message = {"kind": "fixed", "packets": 2}
@@ -273,7 +283,6 @@ def _windy(p: int, mechanism: str, full: bool) -> dict:
     if p == 100:
         uniform["start_ns"] = 1e12
     cfg["traffic"] = classes + [uniform]
-    cfg["cc"]["mechanism"] = mechanism
     # Short mode warms up 50 ms: the hot-spot streams, throttled hard at the start, need about
     # that long to recover at p = 90 (docs/validation.md).
     cfg["simulation"].update(warmup_ns=150e6 if full else 50e6, measure_ns=50e6 if full else 10e6)
@@ -327,7 +336,7 @@ def ib_t45(out: Path, full: bool, jobs) -> Reproduction:
     cfg = example("ibcc/fattree648_silent_forest.toml")
     moving = lambda ms: {f"traffic.{i}.move_every_ns": ms * 1e6 for i in range(8)}  # noqa: E731
     keys = [(ms, m) for ms in LIFETIMES_MS for m in ("none", "ibcc")]
-    points = [(cfg, {"simulation.warmup_ns": 0, "simulation.measure_ns": span, "simulation.bin_ns": span / 20, "cc.mechanism": m, **moving(ms)}) for ms, m in keys]
+    points = [(_running(cfg, m), {"simulation.warmup_ns": 0, "simulation.measure_ns": span, "simulation.bin_ns": span / 20, **moving(ms)}) for ms, m in keys]
     runs = dict(zip(keys, run_many(points, jobs)))
     host_gbps = 13.5
     average = {k: _receive_gbps(run, host_gbps).mean() * 1000 for k, run in runs.items()}  # Mb/s

@@ -185,10 +185,12 @@ def _loads(full: bool) -> list[float]:
 @lru_cache(maxsize=None)
 def _uniform_sweep(full: bool, jobs, mechanisms: tuple[str, ...] = tuple(MECHANISMS), extra: tuple[str, ...] = ()):
     """Uniform random traffic (4-packet messages unless `extra` overrides say otherwise) at each
-    load for each mechanism: shared by SRP-8, -10 and -11 within one process."""
+    load for each mechanism: shared by SRP-8, -10 and -11 within one process. A mechanism's
+    settings among `extra` (`cc.srp.n_min=1`) go to its own runs only."""
     window = [f"simulation.warmup_ns={50_000 if full else 20_000}", f"simulation.measure_ns={1_000_000 if full else 100_000}"]
     keys = [(m, l) for m in mechanisms for l in _loads(full)]
-    points = [(example("fattree256_uniform.toml"), [*window, *extra, f'cc.mechanism="{m}"', f"traffic.0.load={l}"]) for m, l in keys]
+    own = lambda m: [e for e in extra if not e.startswith("cc.") or e.startswith(f"cc.{m}.")]  # noqa: E731
+    points = [(example("fattree256_uniform.toml"), [*window, *own(m), f'cc.mechanism="{m}"', f"traffic.0.load={l}"]) for m, l in keys]
     return dict(zip(keys, run_many(points, jobs)))
 
 

@@ -12,20 +12,23 @@
 
 pub mod audit;
 mod ctx;
-mod ecn_ipd;
-mod ib_cc;
-mod none;
-mod santos;
-mod srp;
+pub mod registry;
 mod throttle;
 
 pub use audit::Hook;
 pub use ctx::{Ctx, Deferred};
-pub use ecn_ipd::EcnIpd;
-pub use ib_cc::IbCc;
-pub use none::NoCc;
-pub use santos::Santos;
-pub use srp::Srp;
+pub use registry::{Registered, Settings};
+
+/// Declares the registered mechanisms' modules (`cc/NAME.rs` or `cc/NAME/`) and re-exports
+/// their types.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __mechanism_modules {
+    (() $($module:ident :: $ty:ident,)*) => {
+        $(pub mod $module; pub use $module::$ty;)*
+    };
+}
+crate::mechanisms!(__mechanism_modules!());
 
 use crate::ids::{NodeId, PortId, QpId, SwitchId, Vc};
 use crate::packet::Packet;
@@ -254,9 +257,11 @@ pub trait Mechanism {
     }
 }
 
-/// A minimal valid config (a 2-host tree) with `cc` appended, for mechanisms' unit tests.
+/// Mechanism `M`, registered as `name`, built through the registry on a minimal valid config
+/// (a 2-host tree) with `settings` as its `[cc.NAME]` table: for mechanisms' unit tests.
 #[cfg(test)]
-pub(crate) fn test_config(cc: &str) -> crate::config::Config {
-    let text = format!("[topology]\nkind = \"kary_ntree\"\nk = 2\nn = 1\n[[traffic]]\npattern = \"uniform\"\nload = 0.1\n{cc}");
-    crate::config::Config::from_toml_str(&text, &[]).unwrap_or_else(|e| panic!("{e}"))
+pub(crate) fn test_build<M: Registered>(name: &str, settings: &str) -> M {
+    let text = format!("[topology]\nkind = \"kary_ntree\"\nk = 2\nn = 1\n[[traffic]]\npattern = \"uniform\"\nload = 0.1\n[cc]\nmechanism = \"{name}\"\n[cc.{name}]\n{settings}");
+    let cfg = crate::config::Config::from_toml_str(&text, &[]).unwrap_or_else(|e| panic!("{e}"));
+    registry::build::<M>(&cfg).unwrap_or_else(|e| panic!("{e}"))
 }

@@ -14,12 +14,100 @@
 //!
 //! VCs: the control VC (0, ACKs) above the data VC (1).
 
-use super::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcRole, CONTROL_AND_DATA_VCS};
-use crate::config::{Config, Response, SantosConfig, SantosMarking};
+use super::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, Registered, Settings, VcRole, CONTROL_AND_DATA_VCS};
+use crate::config::Config;
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
 use crate::packet::{CcHeader, Packet, PacketKind, CONGESTION_MARK};
 use crate::time::{ps, Time};
 use rustc_hash::{FxHashMap, FxHashSet};
+use crate::config::limits;
+use crate::error::{ConfigError, ConfigResult};
+use serde::{Deserialize, Serialize};
+
+/// `[cc.santos]`: Santos et al. §IV-§VI.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SantosConfig {
+    /// `counters`: the proposed cnt1/cnt2 marking (§IV-A); `full_buffer`: the naive policy that
+    /// marks the packets in a buffer when it becomes full.
+    pub marking: SantosMarking,
+    /// Source response function (§V): `lipd`, `fimd` or `aimd`.
+    pub response: Response,
+    /// m, the multiplicative decrease of FIMD and AIMD: 2 (§VI-B).
+    pub decrease_factor: f64,
+    /// R_min as a fraction of R_max (the injection link rate): 1/256, the range of InfiniBand's
+    /// inter-packet delay (§VI-B).
+    pub min_rate: f64,
+    /// Use the 256 discrete rates R_max/(1+ipd), ipd = 0..255, instead of continuous ones
+    /// (§VI-B.1): the rate a flow injects at is its rate rounded to the nearest of them.
+    pub discrete: bool,
+    /// Packets a flow may have unacknowledged: 1 (§IV-B).
+    pub window_packets: u32,
+    /// Keep a flow's rate when it ends, for the next flow of the same source and destination
+    /// (§VI-B.2); otherwise every flow starts at `initial_rate`.
+    pub persistent: bool,
+    /// A new flow's rate, a fraction of R_max: 1, "flows are initialized to the maximum rate
+    /// limit" (§VI-B).
+    pub initial_rate: f64,
+}
+
+impl Default for SantosConfig {
+    fn default() -> Self {
+        SantosConfig {
+            marking: SantosMarking::Counters,
+            response: Response::Lipd,
+            decrease_factor: 2.0,
+            min_rate: 1.0 / 256.0,
+            discrete: false,
+            window_packets: 1,
+            persistent: false,
+            initial_rate: 1.0,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SantosMarking {
+    Counters,
+    FullBuffer,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Response {
+    /// Linear inter-packet delay: one more packet time of delay per mark (§V-D).
+    Lipd,
+    /// Fast increase, multiplicative decrease (§V-C).
+    Fimd,
+    /// Additive increase at the fastest slope condition 3 allows, multiplicative decrease
+    /// (§VI-B).
+    Aimd,
+}
+
+impl Settings for SantosConfig {
+    fn validate(&self) -> ConfigResult<()> {
+        if !(self.min_rate >= limits::MIN_FRACTION && self.min_rate < 1.0) {
+            return Err(ConfigError::new(
+                "cc.santos.min_rate",
+                format!("must be a fraction of the link rate in [{}, 1), got {}", limits::num(limits::MIN_FRACTION), limits::num(self.min_rate)),
+            ));
+        }
+        if !(self.decrease_factor.is_finite() && self.decrease_factor > 1.0 && self.decrease_factor <= 1e6) {
+            return Err(ConfigError::new("cc.santos.decrease_factor", format!("m must be greater than 1 and at most 1e6, got {}", self.decrease_factor)));
+        }
+        if self.window_packets == 0 {
+            return Err(ConfigError::new("cc.santos.window_packets", "must be at least 1"));
+        }
+        if !(self.initial_rate >= self.min_rate && self.initial_rate <= 1.0) {
+            return Err(ConfigError::new("cc.santos.initial_rate", format!("must be between min_rate ({}) and 1, got {}", self.min_rate, self.initial_rate)));
+        }
+        if self.discrete && (1.0 / self.min_rate).round() > 65_536.0 {
+            return Err(ConfigError::new("cc.santos.min_rate", "discrete rates support at most 65536 levels"));
+        }
+        Ok(())
+    }
+}
 
 const CONTROL_VC: Vc = 0;
 const DATA_VC: Vc = 1;
@@ -52,10 +140,42 @@ struct Flow {
     ended: bool,
 }
 
-impl Santos {
-    pub fn new(cfg: &Config) -> Santos {
+impl Registered for Santos {
+    const ABOUT: &'static str = "The end-to-end ECN of Santos, Turner and Janakiraman (INFOCOM 2003): full-input-buffer marking, an ACK per packet, rate control (LIPD, FIMD, AIMD) with a window of one packet; a control VC (0, ACKs) above the data VC (1).";
+    const DOC: &'static str = r##"Santos, Turner and Janakiraman, "End-to-End Congestion Control for InfiniBand" (INFOCOM 2003).
+A switch marks when one of its input buffers
+becomes full (a packet arrives and leaves no room for another); every data packet is ACKed and
+the ACK echoes the mark; the source adjusts its rate limit at each ACK and keeps at most
+`window_packets` unacknowledged. A flow at rate r (a fraction of its injection link, R_max)
+starts a packet at most every (packet time)/r.
+
+| key | default | meaning |
+|---|---|---|
+| `marking` | `"counters"` | `counters`: §IV-A's proposal: when an input buffer becomes full, every output a packet in it is headed for copies cnt1 (the switch's packets waiting for that output) to cnt2 and marks its next cnt2 packets. `full_buffer`: the naive policy: the packets in the full buffer are marked when they leave. |
+| `response` | `"lipd"` | §V: `lipd` (a mark adds one packet time of inter-packet delay; an unmarked ACK multiplies the rate by 1/(1 - R_min)), `fimd` (a mark divides by m; an ACK multiplies by m^(R_min/r)), `aimd` (a mark divides by m; an ACK adds (m-1) R_min²/r, the fastest linear increase condition 3 allows, §VI-B). |
+| `decrease_factor` | `2` | m (§VI-B). |
+| `min_rate` | `0.00390625` | R_min = R_max/256, the range of InfiniBand's inter-packet delay (§VI-B). |
+| `discrete` | `false` | Inject at the nearest of the 256 rates R_max/(1+ipd), ipd = 0..255 (§VI-B.1), instead of the continuous rate. |
+| `window_packets` | `1` | Unacknowledged packets per flow (§IV-B). |
+| `persistent` | `false` | A flow's rate outlives the flow, for the next flow of the same pair (§VI-B.2). A flow ends when its send queue empties (a greedy source's queue never does). |
+| `initial_rate` | `1` | A new flow's rate: R_max, as §VI-B. |
+
+Choices the paper leaves open, and ours: the marking trigger is evaluated when a packet arrives
+(a buffer "becomes full" when it cannot take another data packet), after the arriving packet
+had its chance to be forwarded: our buffers hold a whole packet from its head's arrival until
+its tail has crossed, but a packet that cuts through a flit-level buffer occupies it "only
+briefly" (footnote 10), so a packet forwarded at once is not among the full buffer's packets
+(marking it used to throttle the victim of SAN-4); cnt1 counts data packets from
+their arrival at the switch until they start on the output link. The paper's switch scheduling
+(footnote 6, "FIFO with bypass of older packets when the crossbar is busy ... at most 4 times")
+is `switch.input_queues = "bypass"`, `bypass_limit = 4` with `switch.arbitration =
+"oldest_first"`, as `examples/santos/two_switch.toml` sets it.
+"##;
+    type Settings = SantosConfig;
+
+    fn new(_: &Config, settings: SantosConfig) -> Santos {
         Santos {
-            cfg: cfg.cc.santos.clone(),
+            cfg: settings,
             waiting: FxHashMap::default(),
             to_mark: FxHashMap::default(),
             marked_uids: FxHashSet::default(),
@@ -64,7 +184,9 @@ impl Santos {
             marked_acks: 0,
         }
     }
+}
 
+impl Santos {
     /// f_dec (§V-C, §V-D): LIPD adds one packet time of inter-packet delay; FIMD and AIMD
     /// divide by m.
     pub fn decrease(&self, r: f64) -> f64 {
@@ -225,7 +347,7 @@ mod tests {
     use super::*;
 
     fn santos(response: &str) -> Santos {
-        Santos::new(&crate::cc::test_config(&format!("[cc.santos]\nresponse = \"{response}\"")))
+        crate::cc::test_build::<Santos>("santos", &format!("response = \"{response}\""))
     }
 
     /// Packet times (at R_max) to climb from R_min to R_max by unmarked ACKs, each 1/r after

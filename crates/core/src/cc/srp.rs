@@ -27,11 +27,55 @@
 //! them once every other packet of the reservation is sent. Either may deliver a packet twice;
 //! the receiver counts the second arrival as a duplicate.
 
-use super::{Ctx, Gate, Hooks, Mechanism, QueueView, VcClass, VcRole, Verdict};
+use super::{Ctx, Gate, Hooks, Mechanism, QueueView, Registered, Settings, VcClass, VcRole, Verdict};
 use crate::config::Config;
 use crate::ids::{NodeId, PortId, QpId, SwitchId, Vc};
 use crate::packet::{CcHeader, Packet, PacketKind};
 use crate::time::{ps, ps_from_ns, Rate, Time};
+use crate::config::limits::{in_range, span_ns};
+use crate::error::{ConfigError, ConfigResult};
+use serde::{Deserialize, Serialize};
+
+/// `[cc.srp]`: SRP paper Table 1.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SrpConfig {
+    /// epsilon: reservation overhead adjustment: 0.05.
+    pub epsilon: f64,
+    /// TTW: time a speculative packet may spend queued in the network: 1.3 us.
+    pub ttw_ns: f64,
+    /// n_max: reservation granularity: 16 packets.
+    pub n_max: u32,
+    /// n_min: messages shorter than this bypass reservation: 4 packets.
+    pub n_min: u32,
+    /// In-order mode (§3): at t_s, resend every speculative packet still unanswered, so packets
+    /// arrive in order at the cost of duplicates. Off in the paper's experiments.
+    pub in_order: bool,
+    /// Fast retransmit (§6.1): resend the unanswered speculative packets once every other
+    /// packet of the reservation is sent. Off in the paper's experiments.
+    pub fast_retransmit: bool,
+}
+
+impl Default for SrpConfig {
+    fn default() -> Self {
+        SrpConfig { epsilon: 0.05, ttw_ns: 1_300.0, n_max: 16, n_min: 4, in_order: false, fast_retransmit: false }
+    }
+}
+
+impl Settings for SrpConfig {
+    fn validate(&self) -> ConfigResult<()> {
+        // Reservations of (1 + epsilon) packet times: a hundredfold overhead is already absurd.
+        in_range("cc.srp.epsilon", self.epsilon, 0.0, 100.0, "(a fraction of the reserved time)")?;
+        span_ns("cc.srp.ttw_ns", self.ttw_ns)?;
+        if self.n_max == 0 {
+            return Err(ConfigError::new("cc.srp.n_max", "must be at least 1 packet"));
+        }
+        if self.n_min > self.n_max {
+            return Err(ConfigError::new("cc.srp.n_min", format!("({}) must not exceed n_max ({})", self.n_min, self.n_max)));
+        }
+        Ok(())
+    }
+}
 
 const RESERVATION_VC: Vc = 0;
 const REPLY_VC: Vc = 1;
@@ -116,9 +160,23 @@ struct Chunk {
     resent_at_start: bool,
 }
 
-impl Srp {
-    pub fn new(cfg: &Config) -> Srp {
-        let s = &cfg.cc.srp;
+impl Registered for Srp {
+    const ABOUT: &'static str = "The Speculative Reservation Protocol (SRP paper §3, §6.6): two control VCs (0 reservations, 1 grants, ACKs and NACKs) above the data VC (2) above the speculative VC (3).";
+    const DOC: &'static str = r##"SRP paper Table 1.
+
+| key | default | meaning |
+|---|---|---|
+| `epsilon` | `0.05` | Reservation overhead adjustment: a reservation of n packets moves the destination's schedule by n(1+epsilon) packet times. |
+| `ttw_ns` | `1300` | Time-to-wait: a speculative packet whose accumulated queuing (time in routers beyond the pipeline latency) exceeds it when it reaches the head of an input queue is dropped, and the switch NACKs it. |
+| `n_max` | `16` | Reservation granularity: longer messages are reserved in chunks of n_max packets. |
+| `n_min` | `4` | Messages shorter than this bypass reservation (sent as in the baseline). Must not exceed `n_max`. |
+| `in_order` | `false` | §3's in-order mode: at t_s every speculative packet still unanswered is resent, ahead of the rest, so packets arrive in order; a resent packet whose original also arrives is counted once (`counters.duplicates`). |
+| `fast_retransmit` | `false` | §6.1's fast retransmit: unanswered speculative packets are resent once every other packet of the reservation is sent. |
+"##;
+    type Settings = SrpConfig;
+
+    fn new(cfg: &Config, settings: SrpConfig) -> Srp {
+        let s = &settings;
         Srp {
             epsilon: s.epsilon,
             ttw: ps_from_ns(s.ttw_ns),
@@ -133,7 +191,9 @@ impl Srp {
             c: Counters::default(),
         }
     }
+}
 
+impl Srp {
     fn queue(&mut self, qp: QpId) -> &mut Queue {
         if self.queues.len() <= qp as usize {
             self.queues.resize_with(qp as usize + 1, Queue::default);

@@ -5,7 +5,6 @@
 //! `--set key=value` overrides apply) -> typed [`Config`] (serde, unknown keys refused) ->
 //! [`Config::validate`] (ranges and cross-field rules).
 
-pub mod catalog;
 pub mod limits;
 mod overrides;
 mod schema;
@@ -48,6 +47,25 @@ impl Config {
     }
 }
 
+/// `value` as a `T`, the contents of key `key` (a dotted path): for tables this layer keeps
+/// untyped, as the mechanisms' settings. Errors name the full path of the offending key.
+pub fn typed<T: serde::de::DeserializeOwned>(key: &str, value: toml::Value) -> ConfigResult<T> {
+    serde_path_to_error::deserialize(value).map_err(serde_error).map_err(|e| {
+        let full = if e.key.is_empty() { key.to_string() } else { format!("{key}.{}", e.key) };
+        ConfigError { key: full, ..e }
+    })
+}
+
+/// The candidate closest to `given`, if close enough to be a slip of the keyboard.
+pub fn closest<'a>(given: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::normalized_damerau_levenshtein(given, c), c))
+        .filter(|(score, _)| *score >= 0.5)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
 /// A typing error (unknown key, wrong type, unknown variant) with the path of the key, and for a
 /// misspelt key or value the closest valid one.
 fn serde_error(e: serde_path_to_error::Error<toml::de::Error>) -> ConfigError {
@@ -66,7 +84,7 @@ fn did_you_mean(message: &str) -> Option<&str> {
     }
     let mut quoted = message.split('`').skip(1).step_by(2);
     let given = quoted.next()?;
-    quoted.map(|c| (strsim::normalized_damerau_levenshtein(given, c), c)).filter(|(score, _)| *score >= 0.5).max_by(|a, b| a.0.total_cmp(&b.0)).map(|(_, c)| c)
+    closest(given, quoted)
 }
 
 /// The 1-based line and column of byte `offset` in `text`.

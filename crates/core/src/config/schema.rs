@@ -282,18 +282,29 @@ impl Default for NicConfig {
     }
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Default)]
-#[serde(deny_unknown_fields, default)]
+/// `[cc]`: the mechanism and its settings. The settings are the selected mechanism's own
+/// (`cc::registry` types and checks them when the network is built), so this layer keeps them
+/// as a table.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
 pub struct CcConfig {
-    pub mechanism: MechanismName,
+    /// Which congestion control the network runs: a name in `cc::registry` (`lossless list`).
+    pub mechanism: String,
     /// The priority class of each of the mechanism's virtual channels, in VC order, instead of
     /// its own (e.g. SRP's speculative VC at `data` priority, against §3's low priority). The
     /// number of VCs is the mechanism's: each carries its own packets (docs/config.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub vcs: Option<Vec<VcClass>>,
-    pub ecn: EcnConfig,
-    pub srp: SrpConfig,
-    pub ibcc: IbCcConfig,
-    pub santos: SantosConfig,
+    /// `[cc.NAME]`: the settings of mechanism NAME, which must be the selected one.
+    #[serde(flatten)]
+    pub settings: toml::Table,
+}
+
+impl Default for CcConfig {
+    /// No congestion control: the baseline network of every paper.
+    fn default() -> Self {
+        CcConfig { mechanism: "none".into(), vcs: None, settings: toml::Table::new() }
+    }
 }
 
 /// Priority classes of virtual channels: control > data > low (speculative / throttled).
@@ -303,282 +314,6 @@ pub enum VcClass {
     Control = 0,
     Data = 1,
     Low = 2,
-}
-
-/// The value of `cc.mechanism`: which congestion control the network runs (each is a
-/// `cc::Mechanism` plug-in, built by `with_mechanism!`).
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case")]
-pub enum MechanismName {
-    /// No congestion control: the baseline network of every paper.
-    #[default]
-    None,
-    /// InfiniBand-style ECN with inter-packet delay, as the SRP paper compares it (§2, §4).
-    Ecn,
-    /// Speculative Reservation Protocol (SRP paper §3, §6.6).
-    Srp,
-    /// InfiniBand Congestion Control, IBA 1.2.1 Annex A10 as the thesis describes it (§2.3,
-    /// Papers I-III): FECN at switches, BECN from destinations, CCT-driven injection delay.
-    Ibcc,
-    /// End-to-end ECN of Santos, Turner and Janakiraman (INFOCOM 2003): full-input-buffer
-    /// marking, an ACK per packet, rate control (LIPD, FIMD, AIMD) with a window of one packet.
-    Santos,
-}
-
-/// `[cc.santos]`: Santos et al. §IV-§VI.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct SantosConfig {
-    /// `counters`: the proposed cnt1/cnt2 marking (§IV-A); `full_buffer`: the naive policy that
-    /// marks the packets in a buffer when it becomes full.
-    pub marking: SantosMarking,
-    /// Source response function (§V): `lipd`, `fimd` or `aimd`.
-    pub response: Response,
-    /// m, the multiplicative decrease of FIMD and AIMD: 2 (§VI-B).
-    pub decrease_factor: f64,
-    /// R_min as a fraction of R_max (the injection link rate): 1/256, the range of InfiniBand's
-    /// inter-packet delay (§VI-B).
-    pub min_rate: f64,
-    /// Use the 256 discrete rates R_max/(1+ipd), ipd = 0..255, instead of continuous ones
-    /// (§VI-B.1): the rate a flow injects at is its rate rounded to the nearest of them.
-    pub discrete: bool,
-    /// Packets a flow may have unacknowledged: 1 (§IV-B).
-    pub window_packets: u32,
-    /// Keep a flow's rate when it ends, for the next flow of the same source and destination
-    /// (§VI-B.2); otherwise every flow starts at `initial_rate`.
-    pub persistent: bool,
-    /// A new flow's rate, a fraction of R_max: 1, "flows are initialized to the maximum rate
-    /// limit" (§VI-B).
-    pub initial_rate: f64,
-}
-
-impl Default for SantosConfig {
-    fn default() -> Self {
-        SantosConfig {
-            marking: SantosMarking::Counters,
-            response: Response::Lipd,
-            decrease_factor: 2.0,
-            min_rate: 1.0 / 256.0,
-            discrete: false,
-            window_packets: 1,
-            persistent: false,
-            initial_rate: 1.0,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum SantosMarking {
-    Counters,
-    FullBuffer,
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Response {
-    /// Linear inter-packet delay: one more packet time of delay per mark (§V-D).
-    Lipd,
-    /// Fast increase, multiplicative decrease (§V-C).
-    Fimd,
-    /// Additive increase at the fastest slope condition 3 allows, multiplicative decrease
-    /// (§VI-B).
-    Aimd,
-}
-
-/// `[cc.ibcc]`: InfiniBand CC. Defaults are the thesis' hardware study (Paper III §IV-B,
-/// Table I) unless a field says otherwise.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct IbCcConfig {
-    /// Threshold weight 0-15 [thesis §2.3.2]: 0 never marks; 1 is the highest threshold, 15 the lowest.
-    /// Paper III: 15.
-    pub threshold: u32,
-    /// What the threshold is compared with (Paper I's three modes, §3.2.1). Default `voq`, the
-    /// per-VoQ thresholds of Paper II §IV-C; all three give IB-T3's shares on the testbed.
-    pub threshold_mode: ThresholdMode,
-    /// Upper threshold minus lower threshold (Paper II's hysteresis, §IV-B): the port
-    /// enters the congestion state above the upper one and leaves it below the lower one.
-    /// 0: a single threshold. Paper II needs more than one MTU and used about 3 MTU.
-    pub hysteresis_bytes: u32,
-    /// Victim_Mask on switch ports facing channel adapters [thesis §2.3.2; Paper II §III footnote 1]: they enter the
-    /// congestion state without credits too.
-    pub victim_mask: bool,
-    /// Marking_Rate: mean number of eligible packets between marked ones. Paper III: 1.
-    pub marking_rate: u32,
-    /// `random`: each eligible packet is marked with probability 1/(Marking_Rate+1) (Paper II
-    /// §V, footnote 3); `counter`: every (Marking_Rate+1)-th one.
-    pub marking: Marking,
-    /// Packet_Size: smaller packets are never marked [thesis §2.3.2]. Paper III's 8 has no effect on its
-    /// 2048-byte packets; 0 marks all.
-    pub packet_size_bytes: u32,
-    /// How the destination returns BECN [thesis §2.3.2]: `cnp`, a congestion notification packet at once
-    /// ahead of data (the thesis simulator [Paper I §3.2.2]); `ack`, on the ACK every data packet gets.
-    pub becn: Becn,
-    /// The Congestion Control Table: injection delays by CCTI. A preset or a list in ns.
-    pub cct: Cct,
-    /// CCTI_Increase per BECN [Paper III §VII-B]: 1.
-    pub ccti_increase: u32,
-    /// CCTI_Limit: the highest CCTI: 127.
-    pub ccti_limit: u32,
-    /// CCTI_Min: the CCTI never drops below it: 0.
-    pub ccti_min: u32,
-    /// CCTI_Timer: the CCTI drops by one when it expires [thesis §2.3.2]: 150 us (Paper III §VII-B).
-    pub ccti_timer_ns: f64,
-    /// `periodic`: one free-running timer per source port and SL decrements every flow's CCTI
-    /// (the IBA text [thesis §2.3.2]); `restart`: each flow's timer restarts at each BECN (the thesis
-    /// simulator's reading [Paper I §3.2.2]).
-    pub timer: TimerMode,
-    /// `qp`: a CCTI per flow (source, destination); `sl`: one per source, throttling all its
-    /// flows together [thesis §2.3.2].
-    pub granularity: Granularity,
-}
-
-impl Default for IbCcConfig {
-    fn default() -> Self {
-        IbCcConfig {
-            threshold: 15,
-            threshold_mode: ThresholdMode::Voq,
-            hysteresis_bytes: 0,
-            victim_mask: true,
-            marking_rate: 1,
-            marking: Marking::Random,
-            packet_size_bytes: 0,
-            becn: Becn::Cnp,
-            cct: Cct::Preset(CctPreset::Thesis),
-            ccti_increase: 1,
-            ccti_limit: 127,
-            ccti_min: 0,
-            ccti_timer_ns: 150_000.0,
-            timer: TimerMode::Periodic,
-            granularity: Granularity::Qp,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum ThresholdMode {
-    /// Each VoQ for the output against the threshold: congested when one is above.
-    Voq,
-    /// The sum of the VoQs for the output (Paper II's common threshold, §IV-C and §VI).
-    Sum,
-    /// The sum against the threshold divided by the number of inputs contributing.
-    SumPerInput,
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Marking {
-    Random,
-    Counter,
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Becn {
-    Cnp,
-    Ack,
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum TimerMode {
-    Periodic,
-    Restart,
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Granularity {
-    Qp,
-    Sl,
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(untagged)]
-pub enum Cct {
-    Preset(CctPreset),
-    /// Injection delay of each CCTI, in ns, from CCTI 0.
-    TableNs(Vec<f64>),
-}
-
-/// 128-entry tables, delay(i) in us.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum CctPreset {
-    /// 7 i^2 / 106^2 us: Paper III's tuned table [Paper III §VII-B], up to 10.05 us.
-    Thesis,
-    /// 7 i^2 / 95^2 us: the switch vendor's default [Paper III §VII-B], up to 12.5 us.
-    Vendor,
-    /// 800 i^2 / 127^2 us, up to 800 us: our choice for Paper IV's table, "increased to reflect
-    /// the larger number of possible contributors" [Paper IV §IV] but not given. Its top holds each of
-    /// the 647 nodes that could send to one host to its share of a 13.5 Gb/s link (647 x 1.21 us
-    /// per 2048-byte packet = 785 us). It must reach past CCTI_Timer (150 us): a flow marked on
-    /// every packet settles where its IRD equals the timer; below a lower top it sits at
-    /// CCTI_Limit, sending faster than that (docs/validation.md, IB-T4.2).
-    Wide,
-}
-
-impl Cct {
-    /// The table in ns.
-    pub fn table_ns(&self) -> Vec<f64> {
-        let quadratic = |scale_us: f64, divisor: f64| (0..128).map(|i| scale_us * 1_000.0 * (i * i) as f64 / (divisor * divisor)).collect();
-        match self {
-            Cct::Preset(CctPreset::Thesis) => quadratic(7.0, 106.0),
-            Cct::Preset(CctPreset::Vendor) => quadratic(7.0, 95.0),
-            Cct::Preset(CctPreset::Wide) => quadratic(800.0, 127.0),
-            Cct::TableNs(t) => t.clone(),
-        }
-    }
-}
-
-/// `[cc.srp]`: SRP paper Table 1.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct SrpConfig {
-    /// epsilon: reservation overhead adjustment: 0.05.
-    pub epsilon: f64,
-    /// TTW: time a speculative packet may spend queued in the network: 1.3 us.
-    pub ttw_ns: f64,
-    /// n_max: reservation granularity: 16 packets.
-    pub n_max: u32,
-    /// n_min: messages shorter than this bypass reservation: 4 packets.
-    pub n_min: u32,
-    /// In-order mode (§3): at t_s, resend every speculative packet still unanswered, so packets
-    /// arrive in order at the cost of duplicates. Off in the paper's experiments.
-    pub in_order: bool,
-    /// Fast retransmit (§6.1): resend the unanswered speculative packets once every other
-    /// packet of the reservation is sent. Off in the paper's experiments.
-    pub fast_retransmit: bool,
-}
-
-impl Default for SrpConfig {
-    fn default() -> Self {
-        SrpConfig { epsilon: 0.05, ttw_ns: 1_300.0, n_max: 16, n_min: 4, in_order: false, fast_retransmit: false }
-    }
-}
-
-/// `[cc.ecn]`: SRP paper Table 1 (after Pfister et al., its reference [20]).
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct EcnConfig {
-    /// IPD+ : inter-packet delay added per congestion notification: 800 ns.
-    pub ipd_increment_ns: f64,
-    /// IPD- : inter-packet delay removed after each quiet interval: 50 ns.
-    pub ipd_decrement_ns: f64,
-    /// t- : length of that interval: 2 us.
-    pub decrement_timer_ns: f64,
-    /// b_thres : VOQ occupancy of an output that makes it a root, as a fraction of an input
-    /// buffer: 90%.
-    pub threshold: f64,
-}
-
-impl Default for EcnConfig {
-    fn default() -> Self {
-        EcnConfig { ipd_increment_ns: 800.0, ipd_decrement_ns: 50.0, decrement_timer_ns: 2_000.0, threshold: 0.9 }
-    }
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]

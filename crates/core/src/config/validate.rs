@@ -15,10 +15,6 @@ impl Config {
         validate_topology(&self.topology)?;
         self.nic.validate()?;
         self.switch.validate(&self.nic)?;
-        self.cc.ecn.validate()?;
-        self.cc.srp.validate()?;
-        self.cc.ibcc.validate()?;
-        self.cc.santos.validate()?;
         if self.traffic.is_empty() {
             return Err(ConfigError::new("traffic", "no traffic class: add at least one [[traffic]] table"));
         }
@@ -215,86 +211,6 @@ impl SwitchConfig {
     /// Bytes per port and VC (validated to fit `limits::MAX_BUFFER_BYTES`).
     pub fn output_buffer_bytes(&self, nic: &NicConfig) -> u32 {
         self.output_buffer_bytes.unwrap_or(self.output_buffer_packets.unwrap_or(DEFAULT_OUTPUT_BUFFER_PACKETS).saturating_mul(nic.data_packet_bytes))
-    }
-}
-
-impl EcnConfig {
-    fn validate(&self) -> ConfigResult<()> {
-        span_ns("cc.ecn.ipd_increment_ns", self.ipd_increment_ns)?;
-        time_ns("cc.ecn.ipd_decrement_ns", self.ipd_decrement_ns)?;
-        span_ns("cc.ecn.decrement_timer_ns", self.decrement_timer_ns)?;
-        if !(self.threshold > 0.0 && self.threshold <= 1.0) {
-            return Err(ConfigError::new("cc.ecn.threshold", format!("must be a fraction of the input buffer in (0, 1], got {}", self.threshold)));
-        }
-        Ok(())
-    }
-}
-
-impl SrpConfig {
-    fn validate(&self) -> ConfigResult<()> {
-        // Reservations of (1 + epsilon) packet times: a hundredfold overhead is already absurd.
-        in_range("cc.srp.epsilon", self.epsilon, 0.0, 100.0, "(a fraction of the reserved time)")?;
-        span_ns("cc.srp.ttw_ns", self.ttw_ns)?;
-        if self.n_max == 0 {
-            return Err(ConfigError::new("cc.srp.n_max", "must be at least 1 packet"));
-        }
-        if self.n_min > self.n_max {
-            return Err(ConfigError::new("cc.srp.n_min", format!("({}) must not exceed n_max ({})", self.n_min, self.n_max)));
-        }
-        Ok(())
-    }
-}
-
-impl IbCcConfig {
-    fn validate(&self) -> ConfigResult<()> {
-        if self.threshold > 15 {
-            return Err(ConfigError::new("cc.ibcc.threshold", format!("is a weight from 0 (off) to 15 (lowest threshold), got {}", self.threshold)));
-        }
-        if self.ccti_min > self.ccti_limit {
-            return Err(ConfigError::new("cc.ibcc.ccti_min", format!("({}) must not exceed ccti_limit ({})", self.ccti_min, self.ccti_limit)));
-        }
-        if self.ccti_increase == 0 {
-            return Err(ConfigError::new("cc.ibcc.ccti_increase", "must be at least 1"));
-        }
-        span_ns("cc.ibcc.ccti_timer_ns", self.ccti_timer_ns)?;
-        let table = self.cct.table_ns();
-        if table.len() < 128 {
-            return Err(ConfigError::new("cc.ibcc.cct", format!("needs at least 128 entries (IBA A10), got {}", table.len())));
-        }
-        if table.len() <= self.ccti_limit as usize {
-            return Err(ConfigError::new(
-                "cc.ibcc.cct",
-                format!("has {} entries: ccti_limit {} needs {}", table.len(), self.ccti_limit, self.ccti_limit as u64 + 1),
-            ));
-        }
-        for (i, v) in table.iter().enumerate() {
-            time_ns(&format!("cc.ibcc.cct[{i}]"), *v)?;
-        }
-        Ok(())
-    }
-}
-
-impl SantosConfig {
-    fn validate(&self) -> ConfigResult<()> {
-        if !(self.min_rate >= limits::MIN_FRACTION && self.min_rate < 1.0) {
-            return Err(ConfigError::new(
-                "cc.santos.min_rate",
-                format!("must be a fraction of the link rate in [{}, 1), got {}", limits::num(limits::MIN_FRACTION), limits::num(self.min_rate)),
-            ));
-        }
-        if !(self.decrease_factor.is_finite() && self.decrease_factor > 1.0 && self.decrease_factor <= 1e6) {
-            return Err(ConfigError::new("cc.santos.decrease_factor", format!("m must be greater than 1 and at most 1e6, got {}", self.decrease_factor)));
-        }
-        if self.window_packets == 0 {
-            return Err(ConfigError::new("cc.santos.window_packets", "must be at least 1"));
-        }
-        if !(self.initial_rate >= self.min_rate && self.initial_rate <= 1.0) {
-            return Err(ConfigError::new("cc.santos.initial_rate", format!("must be between min_rate ({}) and 1, got {}", self.min_rate, self.initial_rate)));
-        }
-        if self.discrete && (1.0 / self.min_rate).round() > 65_536.0 {
-            return Err(ConfigError::new("cc.santos.min_rate", "discrete rates support at most 65536 levels"));
-        }
-        Ok(())
     }
 }
 

@@ -66,57 +66,27 @@ pub struct Progress {
     pub events: u64,
 }
 
-/// Evaluates `$body` with `$m` bound to the configured mechanism: the one place that maps
-/// `cc.mechanism` to a type (tests use it too, to run a config with invariant checks).
-#[macro_export]
-macro_rules! with_mechanism {
-    ($cfg:expr, $m:ident => $body:expr) => {
-        match $cfg.cc.mechanism {
-            $crate::config::MechanismName::None => {
-                let $m = $crate::cc::NoCc;
-                $body
-            }
-            $crate::config::MechanismName::Ecn => {
-                let $m = $crate::cc::EcnIpd::new($cfg);
-                $body
-            }
-            $crate::config::MechanismName::Srp => {
-                let $m = $crate::cc::Srp::new($cfg);
-                $body
-            }
-            $crate::config::MechanismName::Ibcc => {
-                let $m = $crate::cc::IbCc::new($cfg);
-                $body
-            }
-            $crate::config::MechanismName::Santos => {
-                let $m = $crate::cc::Santos::new($cfg);
-                $body
-            }
-        }
-    };
-}
-
 /// Builds and runs the configured mechanism. A deadlocked run stops early with
 /// `Summary::deadlock` set.
 pub fn run(cfg: &Config, progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>) -> Result<Summary, RunError> {
-    with_mechanism!(cfg, m => {
+    crate::with_mechanism!(cfg, m => {
         fits_in_memory(cfg, &m)?;
         Sim::new(cfg, m)?.run(progress)
-    })
+    })?
 }
 
 /// Checks that a config builds (topology, routing, traffic, mechanism) without running it.
 pub fn check(cfg: &Config) -> ConfigResult<()> {
-    with_mechanism!(cfg, m => {
+    crate::with_mechanism!(cfg, m => {
         fits_in_memory(cfg, &m)?;
         Sim::new(cfg, m).map(|_| ())
-    })
+    })?
 }
 
 /// `cfg` with every default the file left open written out, as a run's `config.toml` records
 /// it: buffer sizes (in packets, unless given in bytes), the host link rate, the mechanism's VC
-/// classes. It runs to the same results as `cfg`.
-pub fn resolved_config(cfg: &Config) -> Config {
+/// classes and settings. It runs to the same results as `cfg`, or is the error `check` gives.
+pub fn resolved_config(cfg: &Config) -> ConfigResult<Config> {
     let mut r = cfg.clone();
     let s = &mut r.switch;
     if s.input_buffer_bytes.is_none() {
@@ -127,15 +97,16 @@ pub fn resolved_config(cfg: &Config) -> Config {
     }
     let link = r.topology.link_mut();
     link.host_bandwidth_gbps.get_or_insert(link.bandwidth_gbps);
-    if r.cc.vcs.is_none() {
-        r.cc.vcs = Some(with_mechanism!(cfg, m => m.vcs().iter().map(|v| v.class).collect()));
-    }
-    r
+    let (classes, settings) = crate::with_mechanism!(cfg, m => (m.vcs().iter().map(|v| v.class).collect(), crate::cc::registry::resolved_settings(&m, cfg)))?;
+    let settings = settings?;
+    r.cc.vcs.get_or_insert(classes);
+    r.cc.settings = settings;
+    Ok(r)
 }
 
 /// The estimated peak memory of running `cfg`, in bytes (`sim::memory`).
-pub fn memory_estimate(cfg: &Config) -> f64 {
-    with_mechanism!(cfg, m => memory::estimate_bytes(cfg, m.vcs().len()))
+pub fn memory_estimate(cfg: &Config) -> ConfigResult<f64> {
+    crate::with_mechanism!(cfg, m => memory::estimate_bytes(cfg, m.vcs().len()))
 }
 
 /// How long no packet may cross a channel, while some are in the network, before the run is

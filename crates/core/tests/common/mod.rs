@@ -20,9 +20,24 @@ pub fn run(text: &str) -> Summary {
     run_config(&config(text))
 }
 
+/// The table of config `text` switched to `mechanism`, without the settings of any other
+/// (which a config may not carry): for running an example under each mechanism.
+pub fn running(text: &str, mechanism: &str) -> toml::Table {
+    let mut table: toml::Table = text.parse().unwrap();
+    let cc = table.entry("cc").or_insert(toml::Value::Table(toml::Table::new())).as_table_mut().unwrap();
+    cc.retain(|k, _| k == "vcs" || k == mechanism);
+    cc.insert("mechanism".into(), mechanism.into());
+    table
+}
+
+/// `cfg` without congestion control: the baseline network, whatever the file selects.
+pub fn without_cc(cfg: &Config) -> Config {
+    Config { cc: Default::default(), ..cfg.clone() }
+}
+
 /// Runs `cfg` with the mechanism it names and checks the invariants at the end.
 pub fn run_config(cfg: &Config) -> Summary {
-    with_mechanism!(cfg, m => run_mechanism(cfg, m))
+    with_mechanism!(cfg, m => run_mechanism(cfg, m)).unwrap_or_else(|e| panic!("{e}"))
 }
 
 pub fn run_mechanism<M: lossless_core::cc::Mechanism>(cfg: &Config, mech: M) -> Summary {

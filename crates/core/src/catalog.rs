@@ -1,7 +1,8 @@
 //! The choices of every choice-valued key, each with the first sentence of its doc comment in
-//! the schema: what `lossless list` prints, so it cannot drift from what the config accepts.
+//! the schema (or, for plug-ins, of their registry entry): what `lossless list` prints, so it
+//! cannot drift from what the config accepts.
 
-use super::schema::*;
+use crate::config::*;
 use strum::{EnumMessage, IntoEnumIterator};
 
 /// One key and the values it accepts, with a line each.
@@ -31,7 +32,7 @@ pub fn catalog() -> Vec<Choices> {
         choices::<RoutingAlgorithm>("routing.algorithm"),
         choices::<InputQueues>("switch.input_queues"),
         choices::<Arbitration>("switch.arbitration, nic.arbitration"),
-        choices::<MechanismName>("cc.mechanism"),
+        Choices { key: "cc.mechanism", values: crate::cc::registry::entries().into_iter().map(|e| (e.name, first_sentence(e.about))).collect() },
         choices::<Pattern>("traffic.pattern"),
         choices::<Arrival>("traffic.arrival"),
         choices::<MessageSize>("traffic.message.kind"),

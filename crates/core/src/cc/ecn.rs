@@ -14,12 +14,48 @@
 //!
 //! VCs: the control VC (0, FIFO) above the data VC (1, VOQ), as the ECN network of §4.
 
-use super::{throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcRole, CONTROL_AND_DATA_VCS};
-use crate::config::{Config, EcnConfig};
+use super::{throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, Registered, Settings, VcRole, CONTROL_AND_DATA_VCS};
+use crate::config::Config;
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
 use crate::packet::{CcHeader, Packet, PacketKind, CONGESTION_MARK};
 use crate::time::{ps_from_ns, Time, NEVER};
 use rustc_hash::FxHashMap;
+use crate::config::limits::{span_ns, time_ns};
+use crate::error::{ConfigError, ConfigResult};
+use serde::{Deserialize, Serialize};
+
+/// `[cc.ecn]`: SRP paper Table 1 (after Pfister et al., its reference [20]).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct EcnConfig {
+    /// IPD+ : inter-packet delay added per congestion notification: 800 ns.
+    pub ipd_increment_ns: f64,
+    /// IPD- : inter-packet delay removed after each quiet interval: 50 ns.
+    pub ipd_decrement_ns: f64,
+    /// t- : length of that interval: 2 us.
+    pub decrement_timer_ns: f64,
+    /// b_thres : VOQ occupancy of an output that makes it a root, as a fraction of an input
+    /// buffer: 90%.
+    pub threshold: f64,
+}
+
+impl Default for EcnConfig {
+    fn default() -> Self {
+        EcnConfig { ipd_increment_ns: 800.0, ipd_decrement_ns: 50.0, decrement_timer_ns: 2_000.0, threshold: 0.9 }
+    }
+}
+
+impl Settings for EcnConfig {
+    fn validate(&self) -> ConfigResult<()> {
+        span_ns("cc.ecn.ipd_increment_ns", self.ipd_increment_ns)?;
+        time_ns("cc.ecn.ipd_decrement_ns", self.ipd_decrement_ns)?;
+        span_ns("cc.ecn.decrement_timer_ns", self.decrement_timer_ns)?;
+        if !(self.threshold > 0.0 && self.threshold <= 1.0) {
+            return Err(ConfigError::new("cc.ecn.threshold", format!("must be a fraction of the input buffer in (0, 1], got {}", self.threshold)));
+        }
+        Ok(())
+    }
+}
 
 const CONTROL_VC: Vc = 0;
 const DATA_VC: Vc = 1;
@@ -48,9 +84,26 @@ struct Throttle {
     last_end: Option<Time>,
 }
 
-impl EcnIpd {
-    pub fn new(cfg: &Config) -> EcnIpd {
-        let e: &EcnConfig = &cfg.cc.ecn;
+impl Registered for EcnIpd {
+    const ABOUT: &'static str = "InfiniBand-style ECN with inter-packet delay, as the SRP paper compares it (§2, §4): a control VC (0) above the data VC (1).";
+    const DOC: &'static str = r##"SRP paper Table 1 (its parameters follow Pfister et al., the paper's reference [20]).
+
+| key | default | meaning |
+|---|---|---|
+| `ipd_increment_ns` | `800` | IPD+: inter-packet delay added to a send queue per congestion notification. |
+| `ipd_decrement_ns` | `50` | IPD-: delay removed after each interval `decrement_timer_ns` without a notification. |
+| `decrement_timer_ns` | `2000` | t-. |
+| `threshold` | `0.9` | b_thres as a fraction of one input buffer (per VC): an output whose virtual output queues (summed over the switch's inputs) hold more than this, while its downstream buffer still has room for another data packet after the one leaving, is a root of congestion and marks the data packets it sends. Ejection ports included. |
+
+Choices the paper leaves open, and ours: "total occupancy of the VOQ queues associated with a
+given output port" is summed over all inputs of the switch; "downstream has credits available"
+is read after the marked packet leaves (at transmission a credit is always available); the delay
+is a gap after each packet's serialization; one notification per marked packet.
+"##;
+    type Settings = EcnConfig;
+
+    fn new(cfg: &Config, settings: EcnConfig) -> EcnIpd {
+        let e = &settings;
         let in_cap = cfg.switch.input_buffer_bytes(&cfg.nic);
         EcnIpd {
             ipd_inc: ps_from_ns(e.ipd_increment_ns),
@@ -63,7 +116,9 @@ impl EcnIpd {
             notifications: 0,
         }
     }
+}
 
+impl EcnIpd {
     fn ipd_at(&self, t: &Throttle, now: Time) -> Time {
         let steps = (now - t.since) / self.timer;
         t.ipd.saturating_sub(steps.saturating_mul(self.ipd_dec))
@@ -154,7 +209,7 @@ mod tests {
     use super::*;
 
     fn ecn() -> EcnIpd {
-        EcnIpd::new(&crate::cc::test_config(""))
+        crate::cc::test_build::<EcnIpd>("ecn", "")
     }
 
     #[test]

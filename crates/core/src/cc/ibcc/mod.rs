@@ -18,8 +18,11 @@
 //! VCs: a control VC (0, CNPs and ACKs) above the data VC (1, VOQ), one data VL as the thesis'
 //! experiments.
 
-use super::{throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcRole, CONTROL_AND_DATA_VCS};
-use crate::config::{Becn, Config, Granularity, IbCcConfig, Marking, ThresholdMode, TimerMode};
+mod settings;
+pub use settings::*;
+
+use crate::cc::{throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, Registered, VcRole, CONTROL_AND_DATA_VCS};
+use crate::config::Config;
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
 use crate::packet::{CcHeader, Packet, PacketKind, CONGESTION_MARK};
 use crate::time::{ps_from_ns, Time};
@@ -64,9 +67,44 @@ struct Flow {
     last_end: Option<Time>,
 }
 
-impl IbCc {
-    pub fn new(cfg: &Config) -> IbCc {
-        let c = cfg.cc.ibcc.clone();
+impl Registered for IbCc {
+    const ABOUT: &'static str = "InfiniBand Congestion Control, IBA 1.2.1 Annex A10 as the thesis describes it (§2.3, Papers I-III): FECN at switches, BECN from destinations, CCT-driven injection delay; a control VC (0, CNPs and ACKs) above the data VC (1).";
+    const DOC: &'static str = r##"InfiniBand CC as the thesis describes it (Gran 2013, §2.3 and Papers I-III; citations name the
+thesis chapter or the paper and its section). Defaults: Paper III §IV-B, Table I, unless said
+otherwise.
+
+| key | default | meaning |
+|---|---|---|
+| `threshold` | `15` | Threshold weight 0-15 [thesis §2.3.2]: 0 never marks, 1 is the highest threshold, 15 the lowest. Mapped to bytes as (16 - w)/16 of one input buffer (our rule: the thesis leaves the mapping to the switch designer). |
+| `threshold_mode` | `"voq"` | What the threshold is compared with (Paper I's three modes, §3.2.1): `voq`, the fullest VoQ for the output; `sum`, the sum of its VoQs; `sum_per_input`, the sum against the threshold divided by the number of inputs contributing. `voq` is Paper II's per-VoQ detection [Paper II §IV-C]. Each counts a packet until the crossbar takes it, so the packet being sent is not in the level it is marked by. |
+| `hysteresis_bytes` | `0` | Upper minus lower threshold (Paper II §IV-B): the port enters the congestion state above the upper threshold and leaves it at or below the lower one. 0: a single threshold. Paper II needs more than 1 MTU and used about 3 MTU. |
+| `victim_mask` | `true` | Victim_Mask on every switch port facing a channel adapter [thesis §2.3.2; Paper II §III footnote 1]: such a port enters the congestion state without credits too. Other ports enter it only as roots (with credits for another packet after the one leaving). |
+| `marking_rate` | `1` | Marking_Rate: mean number of eligible packets between marked ones [thesis §2.3.2]. |
+| `marking` | `"random"` | `random`: each eligible packet is FECN-marked with probability 1/(Marking_Rate+1), the thesis simulator's rule [Paper II §V footnote 3]; `counter`: every (Marking_Rate+1)-th. |
+| `packet_size_bytes` | `0` | Packet_Size: smaller packets are never marked. |
+| `becn` | `"cnp"` | `cnp`: the destination answers each FECN at once with a congestion notification packet sent ahead of data (the thesis simulator [Paper I §3.2.2]); `ack`: every data packet is ACKed and the ACK carries BECN. |
+| `cct` | `"thesis"` | The Congestion Control Table of injection delays by CCTI: `thesis` 7 i²/106² us (Paper III §VII-B), `vendor` 7 i²/95² us, `wide` 800 i²/127² us (our choice for Paper IV's "increased" table [Paper IV §IV], whose formula is not given: its top holds each of 647 possible contributors to its share of a 13.5 Gb/s link, and it reaches past CCTI_Timer, see docs/validation.md IB-T4.2), or a list of delays in ns (at least 128 entries, and at least `ccti_limit + 1`). |
+| `ccti_increase` | `1` | Added to a flow's CCTI per BECN. |
+| `ccti_limit` | `127` | Highest CCTI. |
+| `ccti_min` | `0` | The CCTI never drops below it; a flow's CCTI starts there. |
+| `ccti_timer_ns` | `150000` | CCTI_Timer: each expiry lowers the CCTI by one [thesis §2.3.2; Paper III §VII-B]. |
+| `timer` | `"periodic"` | `periodic`: one free-running timer per source (phase 0) lowers all its flows' CCTI at each expiry, as the IBA text reads [thesis §2.3.2]; `restart`: each flow's timer restarts at each BECN, as the thesis simulator reads [Paper I §3.2.2]. |
+| `granularity` | `"qp"` | `qp`: a CCTI per flow (source, destination); `sl`: one per source for all its flows [thesis §2.3.2]. |
+
+The injection rate delay is a gap after each packet: a flow at CCTI i sends its next packet
+CCT[i] after the previous one's tail left (digest §1.6's recommendation; the thesis gives the
+CCT in microseconds but calls the delay "relative to the packet length" [thesis §2.3.2]). Only data
+packets are marked; the destination ignores FECN on control packets [thesis §2.3.2 footnote 19]. Marking is decided
+when a packet starts on the output link, as the thesis simulator's output buffer does [Paper I §3.2.1].
+Choices for the thesis' testbed (buffers, latencies) are in `examples/ibcc/`. The testbed
+examples model Paper III's hardware switches: a single threshold at 64 KiB of a VoQ (`threshold
+= 8` on the mapping above), our reading of their undisclosed weight 15, calibrated on IB-T7
+(docs/validation.md); the one-switch example keeps weight 15 for Paper II's simulator.
+"##;
+    type Settings = IbCcConfig;
+
+    fn new(cfg: &Config, settings: IbCcConfig) -> IbCc {
+        let c = settings;
         let buffer = cfg.switch.input_buffer_bytes(&cfg.nic) as u64;
         let upper_bytes = if c.threshold == 0 { u32::MAX } else { ((16 - c.threshold as u64) * buffer / 16) as u32 };
         IbCc {
@@ -83,7 +121,9 @@ impl IbCc {
             cfg: c,
         }
     }
+}
 
+impl IbCc {
     fn key(&self, src: NodeId, dst: NodeId) -> (NodeId, NodeId) {
         match self.cfg.granularity {
             Granularity::Qp => (src, dst),
@@ -250,7 +290,7 @@ mod tests {
     use super::*;
 
     fn ibcc(extra: &str) -> IbCc {
-        IbCc::new(&crate::cc::test_config(&format!("[cc.ibcc]\n{extra}")))
+        crate::cc::test_build::<IbCc>("ibcc", extra)
     }
 
     #[test]
