@@ -4,11 +4,131 @@
 
 mod common;
 use common::*;
+use lossless_core::cc::registry::{build, Registered, Settings};
 use lossless_core::cc::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, VcRole, Verdict};
+use lossless_core::error::{ConfigError, ConfigResult};
 use lossless_core::ids::{NodeId, PortId, SwitchId};
 use lossless_core::packet::{CcHeader, Packet};
 use lossless_core::time::Time;
 use lossless_core::{Config, Sim, Summary};
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+// --- The walk-through of docs/architecture.md, "Adding a mechanism": a complete mechanism with
+// settings. Moved to crates/core/src/cc/window.rs with one line `window::Window,` in
+// `mechanisms!` (cc/registry.rs), `cc.mechanism = "window"` would select it.
+
+/// `[cc.window]`.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WindowSettings {
+    /// Data packets a flow may have unacknowledged: 1, Santos et al.'s window (§IV-B).
+    pub window_packets: u32,
+}
+
+impl Default for WindowSettings {
+    fn default() -> Self {
+        WindowSettings { window_packets: 1 }
+    }
+}
+
+impl Settings for WindowSettings {
+    fn validate(&self) -> ConfigResult<()> {
+        match self.window_packets {
+            0 => Err(ConfigError::new("cc.window.window_packets", "must be at least 1 packet")),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// End-to-end window flow control: the destination ACKs every data packet on a control VC;
+/// a flow (source, destination) holds its next packet while `window` are unacknowledged.
+pub struct Window {
+    window: u32,
+    outstanding: FxHashMap<(NodeId, NodeId), u32>,
+    most: u32,
+}
+
+impl Registered for Window {
+    const ABOUT: &'static str = "A fixed window of unacknowledged packets per flow (Santos et al. §IV-B).";
+    const DOC: &'static str = "| key | default | meaning |\n|---|---|---|\n| `window_packets` | `1` | Unacknowledged data packets per flow. |\n";
+    type Settings = WindowSettings;
+
+    fn new(_: &Config, s: WindowSettings) -> Window {
+        Window { window: s.window_packets, outstanding: FxHashMap::default(), most: 0 }
+    }
+}
+
+impl Mechanism for Window {
+    const HOOKS: Hooks = Hooks { inject_gate: true, injected: true, deliver: true, control: true, ..Hooks::NONE };
+    fn name(&self) -> &'static str {
+        "window"
+    }
+    fn vcs(&self) -> Vec<VcRole> {
+        vec![VcRole::new("ACKs", VcClass::Control), VcRole::DATA]
+    }
+    fn data_vc(&self) -> u8 {
+        1
+    }
+    fn inject_gate(&mut self, _: &mut Ctx, q: QueueView) -> Gate {
+        match self.outstanding.get(&(q.src, q.dst)) {
+            Some(&n) if n >= self.window => Gate::Hold,
+            _ => Gate::Now(1),
+        }
+    }
+    fn on_injected(&mut self, _: &mut Ctx, q: QueueView, _: &mut Packet) {
+        let n = self.outstanding.entry((q.src, q.dst)).or_default();
+        *n += 1;
+        self.most = self.most.max(*n);
+    }
+    fn on_deliver(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
+        ctx.send_control(node, pkt.src, 0, 1, CcHeader::default());
+    }
+    fn on_control(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
+        *self.outstanding.get_mut(&(node, pkt.src)).expect("an ACK answers a packet sent") -= 1;
+        ctx.wake_nic(node);
+    }
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        vec![("most_outstanding", self.most as u64)]
+    }
+}
+
+/// A greedy flow from host 0 to host 100 (another leaf) of the 16-ary 2-tree, under `window`.
+fn windowed_flow(settings: &str) -> ConfigResult<Config> {
+    let cfg = config(&format!(
+        "{FAT_TREE_256}\n[simulation]\nwarmup_ns = 5000\nmeasure_ns = 100000\n[[traffic]]\npattern = \"flow\"\nsrc = 0\ndest = 100\ngreedy = true\n[cc]\nmechanism = \"window\"\n[cc.window]\n{settings}"
+    ));
+    build::<Window>(&cfg).map(|_| cfg)
+}
+
+#[test]
+fn a_window_of_one_sends_one_packet_per_round_trip() {
+    let cfg = windowed_flow("").unwrap();
+    let (s, sim) = run_with(&cfg, build::<Window>(&cfg).unwrap());
+    assert_eq!(sim.mechanism().most, 1);
+    // Round trip, SRP paper §4 timing: the data packet's head crosses 4 channels (32 ns) and 3
+    // routers (26 ns), its tail 204.8 ns later (256 B at 10 Gb/s); the ACK's head the same path
+    // back, its tail 6.4 ns later (8 B). One packet time of 204.8 ns per 617.2 ns.
+    assert_close("window-1 throughput", s.classes["flow0"].accepted, 204.8 / (2.0 * (4.0 * 32.0 + 3.0 * 26.0) + 204.8 + 6.4), 0.02);
+}
+
+#[test]
+fn a_window_wider_than_the_round_trip_fills_the_link() {
+    let cfg = windowed_flow("window_packets = 4").unwrap();
+    let (s, sim) = run_with(&cfg, build::<Window>(&cfg).unwrap());
+    assert_eq!(sim.mechanism().most, 4);
+    assert_close("window-4 throughput", s.classes["flow0"].accepted, 1.0, 0.01);
+}
+
+#[test]
+fn the_window_s_settings_are_its_own_and_checked() {
+    let e = windowed_flow("window_packets = 0").err().unwrap();
+    assert_eq!(e.key, "cc.window.window_packets");
+    let e = windowed_flow("window = 2").err().unwrap();
+    assert!(e.key == "cc.window.window" && e.message.contains("expected `window_packets`"), "{e}");
+    let e = windowed_flow("[cc.srp]\nn_min = 2").err().unwrap();
+    assert!(e.key == "cc.srp.n_min" && e.message.contains("cc.mechanism is \"window\""), "{e}");
+}
 
 /// Control VC 0, data VC 1: the layout of the ECN network (SRP paper §4).
 fn two_vcs() -> Vec<VcRole> {
