@@ -1,4 +1,4 @@
-"""InfiniBand CC reproductions from the thesis (Gran 2013, Papers I-III): TARGETS.md rows IB-T2
+"""InfiniBand CC reproductions from the thesis (Gran 2013, Papers I-III): docs/validation.md rows IB-T2
 to IB-T10 (IB-T11, round-robin shares without CC, is a Rust test: crates/core/tests/fairness.rs).
 
 The thesis adds one flow per second; we add one every 100 ms (short mode) or every second

@@ -1,4 +1,4 @@
-"""Santos, Turner and Janakiraman (INFOCOM 2003) reproductions: TARGETS.md rows SAN-2 to SAN-7
+"""Santos, Turner and Janakiraman (INFOCOM 2003) reproductions: docs/validation.md rows SAN-2 to SAN-7
 on their two-switch scenario (examples/santos/two_switch.toml). Tolerances are stated here and
 in docs/validation.md.
 """

@@ -1,4 +1,4 @@
-"""SRP paper reproductions (Jiang et al., HPCA 2012): TARGETS.md rows SRP-1 to SRP-8.
+"""SRP paper reproductions (Jiang et al., HPCA 2012): docs/validation.md rows SRP-1 to SRP-8.
 
 Tolerances are stated here and in docs/validation.md before looking at our numbers; they test
 the shape of each result (who wins, by roughly how much, where curves cross).
