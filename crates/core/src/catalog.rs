@@ -30,7 +30,7 @@ pub fn catalog() -> Vec<Choices> {
     vec![
         choices::<TopologyConfig>("topology.kind"),
         choices::<RoutingAlgorithm>("routing.algorithm"),
-        choices::<InputQueues>("switch.input_queues"),
+        Choices { key: "switch.input_queues", values: crate::switch::queues::entries().into_iter().map(|e| (e.name, first_sentence(e.about))).collect() },
         choices::<Arbitration>("switch.arbitration, nic.arbitration"),
         Choices { key: "cc.mechanism", values: crate::cc::registry::entries().into_iter().map(|e| (e.name, first_sentence(e.about))).collect() },
         choices::<Pattern>("traffic.pattern"),

@@ -13,6 +13,7 @@ pub mod error;
 pub mod ids;
 pub mod nic;
 pub mod packet;
+pub mod plugin;
 pub mod rng;
 pub mod routing;
 pub mod sim;

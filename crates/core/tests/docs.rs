@@ -1,23 +1,25 @@
-//! docs/config.md's section on the mechanisms is generated from the registry: each
-//! mechanism's `DOC`, whose settings table must list every key with its default. After editing
-//! a `DOC`, regenerate the section with `LOSSLESS_BLESS=1 cargo test --test docs`.
+//! docs/config.md's sections on the plug-ins (congestion-control mechanisms, input-queue
+//! organizations) are generated from their registries: each plug-in's `DOC`, whose settings
+//! table must list every key with its default. After editing a `DOC`, regenerate them with
+//! `LOSSLESS_BLESS=1 cargo test --test docs`.
 
-use lossless_core::cc::registry::{entries, Entry};
+use lossless_core::plugin::Entry;
 use std::path::Path;
 
-const BEGIN: &str = "<!-- BEGIN mechanisms -->\n";
-const END: &str = "<!-- END mechanisms -->\n";
+/// (marker, section of the config, entries)
+fn registries() -> Vec<(&'static str, &'static str, Vec<Entry>)> {
+    vec![("mechanisms", "cc", lossless_core::cc::registry::entries()), ("input_queues", "switch", lossless_core::switch::queues::entries())]
+}
 
-fn section() -> String {
-    let mut out = String::from("<!-- generated from each mechanism's DOC (crates/core/src/cc/): edit it there -->\n\n");
-    for e in entries() {
-        out += &format!("### `[cc.{}]`\n\n{}\n\n{}\n", e.name, e.about, e.doc.trim_end());
-        out += "\n";
+fn section(config_section: &str, entries: &[Entry]) -> String {
+    let mut out = String::from("<!-- generated from each plug-in's DOC (crates/core/src/): edit it there -->\n\n");
+    for e in entries {
+        out += &format!("### `[{config_section}.{}]`\n\n{}\n\n{}\n\n", e.name, e.about, e.doc.trim_end());
     }
     out
 }
 
-/// The (key, default) cells of the first table in a mechanism's DOC.
+/// The (key, default) cells of the settings table in a plug-in's DOC.
 fn table_rows(doc: &str) -> Vec<(String, String)> {
     doc.lines()
         .filter(|l| l.starts_with("| `"))
@@ -36,33 +38,40 @@ fn same(default: &toml::Value, documented: &str) -> bool {
     }
 }
 
-fn check_table(e: &Entry) {
-    let rows = table_rows(e.doc);
-    for (key, default) in &e.defaults {
-        let row = rows.iter().find(|(k, _)| k == key).unwrap_or_else(|| panic!("[cc.{}]'s DOC has no row for `{key}`", e.name));
-        assert!(same(default, &row.1), "[cc.{}].{key}: DOC says `{}`, the default is `{default}`", e.name, row.1);
-    }
-    for (key, _) in &rows {
-        assert!(e.defaults.contains_key(key), "[cc.{}]'s DOC documents `{key}`, which is not a setting", e.name);
+#[test]
+fn every_plugin_documents_every_setting_with_its_default() {
+    for (_, config_section, entries) in registries() {
+        for e in entries {
+            let rows = table_rows(e.doc);
+            let name = format!("[{config_section}.{}]", e.name);
+            for (key, default) in &e.defaults {
+                let row = rows.iter().find(|(k, _)| k == key).unwrap_or_else(|| panic!("{name}'s DOC has no row for `{key}`"));
+                assert!(same(default, &row.1), "{name}.{key}: DOC says `{}`, the default is `{default}`", row.1);
+            }
+            for (key, _) in &rows {
+                assert!(e.defaults.contains_key(key), "{name}'s DOC documents `{key}`, which is not a setting");
+            }
+        }
     }
 }
 
 #[test]
-fn every_mechanism_documents_every_setting_with_its_default() {
-    for e in entries() {
-        check_table(&e);
-    }
-}
-
-#[test]
-fn config_md_has_the_generated_mechanism_section() {
+fn config_md_has_the_generated_plugin_sections() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/config.md");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let (start, end) = (text.find(BEGIN).expect("BEGIN marker") + BEGIN.len(), text.find(END).expect("END marker"));
-    let want = section();
-    if std::env::var_os("LOSSLESS_BLESS").is_some() {
-        std::fs::write(&path, format!("{}{want}{}", &text[..start], &text[end..])).unwrap();
-    } else {
-        assert!(text[start..end] == want, "docs/config.md's mechanism section is stale: run LOSSLESS_BLESS=1 cargo test --test docs");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    let bless = std::env::var_os("LOSSLESS_BLESS").is_some();
+    for (marker, config_section, entries) in registries() {
+        let (begin, end) = (format!("<!-- BEGIN {marker} -->\n"), format!("<!-- END {marker} -->\n"));
+        let start = text.find(&begin).unwrap_or_else(|| panic!("docs/config.md has no {begin}")) + begin.len();
+        let stop = text.find(&end).unwrap_or_else(|| panic!("docs/config.md has no {end}"));
+        let want = section(config_section, &entries);
+        if bless {
+            text = format!("{}{want}{}", &text[..start], &text[stop..]);
+        } else {
+            assert!(text[start..stop] == want, "docs/config.md's {marker} section is stale: run LOSSLESS_BLESS=1 cargo test --test docs");
+        }
+    }
+    if bless {
+        std::fs::write(&path, text).unwrap();
     }
 }

@@ -67,7 +67,7 @@ fn a_flows(overrides: &[&str]) -> (f64, f64) {
 fn bypass_limit_orders_fifo_below_voq() {
     let (voq, voq_hot) = a_flows(&[]);
     let (fifo, fifo_hot) = a_flows(&["switch.input_queues=\"fifo\""]);
-    let bypass = |n: u32| a_flows(&["switch.input_queues=\"bypass\"", &format!("switch.bypass_limit={n}")]).0;
+    let bypass = |n: u32| a_flows(&["switch.input_queues=\"bypass\"", &format!("switch.bypass.limit={n}")]).0;
     let (b4, b16, b255) = (bypass(4), bypass(16), bypass(255));
     // VOQs: A's packets for D never wait behind those for H.
     assert_close("VOQ: A to D", voq, 0.9, 0.01);

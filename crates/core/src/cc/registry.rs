@@ -5,10 +5,10 @@
 //! "Adding a mechanism").
 
 use super::Mechanism;
-use crate::config::{self, Config};
+use crate::config::Config;
 use crate::error::{ConfigError, ConfigResult};
-use serde::de::DeserializeOwned;
-use serde::Serialize;
+use crate::plugin::Kind;
+pub use crate::plugin::{Entry, NoSettings, Settings};
 
 /// The registry: `module::Type` of every mechanism; the module's name is the value of
 /// `cc.mechanism` that selects it and the name of its settings table `[cc.NAME]`. Invokes
@@ -40,84 +40,27 @@ pub trait Registered: Mechanism + Sized {
     fn new(cfg: &Config, settings: Self::Settings) -> Self;
 }
 
-/// A mechanism's settings: a serde struct that refuses unknown keys, whose `Default` is the
-/// papers' values (each field's doc comment names its source).
-pub trait Settings: Default + Serialize + DeserializeOwned {
-    /// Range and cross-field checks; errors name the full key (`cc.srp.n_min`).
-    fn validate(&self) -> ConfigResult<()>;
-}
+/// Mechanisms as a kind of plug-in: selected by `cc.mechanism`, settings in `[cc.NAME]`.
+pub const KIND: Kind = Kind { section: "cc", selector: "mechanism", what: "mechanism", names: NAMES, keys: &["mechanism", "vcs"] };
 
-/// For mechanisms without settings: `[cc.NAME]` may be given, empty.
-#[derive(Default, Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NoSettings {}
-
-impl Settings for NoSettings {
-    fn validate(&self) -> ConfigResult<()> {
-        Ok(())
-    }
-}
-
-/// Builds mechanism `M` (named `cfg.cc.mechanism`) from its `[cc.NAME]` table. Settings given
-/// for another mechanism are refused: they would silently do nothing.
+/// Builds mechanism `M` (named `cfg.cc.mechanism`) from its `[cc.NAME]` table.
 pub fn build<M: Registered>(cfg: &Config) -> ConfigResult<M> {
-    let name = cfg.cc.mechanism.as_str();
-    for (key, value) in &cfg.cc.settings {
-        if key != name {
-            return Err(foreign_settings(name, key, value));
-        }
-    }
-    let settings: M::Settings = config::typed(&format!("cc.{name}"), cfg.cc.settings.get(name).cloned().unwrap_or(toml::Value::Table(toml::Table::new())))?;
-    settings.validate()?;
-    Ok(M::new(cfg, settings))
+    Ok(M::new(cfg, KIND.settings(&cfg.cc.mechanism, &cfg.cc.settings)?))
 }
 
-/// `[cc.NAME]` of the mechanism `m` built from `cfg`, with every default written out (none
-/// for a mechanism without settings): what a run's `config.toml` records.
+/// `[cc.NAME]` of the mechanism `m` built from `cfg`, every default written out.
 pub fn resolved_settings<M: Registered>(_m: &M, cfg: &Config) -> ConfigResult<toml::Table> {
-    let name = cfg.cc.mechanism.as_str();
-    let settings: M::Settings = config::typed(&format!("cc.{name}"), cfg.cc.settings.get(name).cloned().unwrap_or(toml::Value::Table(toml::Table::new())))?;
-    let table = toml::Table::try_from(settings).expect("settings serialize to a table");
-    Ok(if table.is_empty() { toml::Table::new() } else { toml::Table::from_iter([(name.to_string(), toml::Value::Table(table))]) })
-}
-
-fn foreign_settings(selected: &str, key: &str, value: &toml::Value) -> ConfigError {
-    if !NAMES.contains(&key) {
-        let hint = config::closest(key, NAMES.iter().copied().chain(["mechanism", "vcs"])).map(|c| format!("did you mean `{c}`? ")).unwrap_or_default();
-        return ConfigError::new(
-            format!("cc.{key}"),
-            format!("unknown key: [cc] takes `mechanism`, `vcs` and the selected mechanism's table ({}); {hint}see docs/config.md", tables()),
-        );
-    }
-    let first = value.as_table().and_then(|t| t.keys().next()).map(|k| format!("cc.{key}.{k}")).unwrap_or(format!("cc.{key}"));
-    ConfigError::new(
-        first,
-        format!("sets `{key}`'s settings, but cc.mechanism is \"{selected}\", which would ignore them: remove them, or select the mechanism with cc.mechanism = \"{key}\""),
-    )
+    let settings: M::Settings = KIND.settings(&cfg.cc.mechanism, &cfg.cc.settings)?;
+    Ok(KIND.resolved(&cfg.cc.mechanism, &settings))
 }
 
 /// The error for a `cc.mechanism` that names no registered mechanism.
 pub fn unknown(name: &str) -> ConfigError {
-    let hint = config::closest(name, NAMES.iter().copied()).map(|c| format!("did you mean `{c}`? ")).unwrap_or_default();
-    ConfigError::new("cc.mechanism", format!("unknown mechanism `{name}`, expected one of {}; {hint}`lossless list` describes them", NAMES.join(", ")))
-}
-
-fn tables() -> String {
-    NAMES.iter().map(|n| format!("[cc.{n}]")).collect::<Vec<_>>().join(", ")
-}
-
-/// What the registry says of one mechanism.
-pub struct Entry {
-    pub name: &'static str,
-    pub about: &'static str,
-    pub doc: &'static str,
-    /// `[cc.NAME]` with every default written out.
-    pub defaults: toml::Table,
+    KIND.unknown(name)
 }
 
 fn entry<M: Registered>(name: &'static str) -> Entry {
-    let defaults = toml::Table::try_from(M::Settings::default()).expect("settings serialize to a table");
-    Entry { name, about: M::ABOUT, doc: M::DOC, defaults }
+    Entry::new::<M::Settings>(name, M::ABOUT, M::DOC)
 }
 
 #[doc(hidden)]

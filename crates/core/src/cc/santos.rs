@@ -168,7 +168,7 @@ briefly" (footnote 10), so a packet forwarded at once is not among the full buff
 (marking it used to throttle the victim of SAN-4); cnt1 counts data packets from
 their arrival at the switch until they start on the output link. The paper's switch scheduling
 (footnote 6, "FIFO with bypass of older packets when the crossbar is busy ... at most 4 times")
-is `switch.input_queues = "bypass"`, `bypass_limit = 4` with `switch.arbitration =
+is `switch.input_queues = "bypass"` (`[switch.bypass] limit = 4`) with `switch.arbitration =
 "oldest_first"`, as `examples/santos/two_switch.toml` sets it.
 "##;
     type Settings = SantosConfig;

@@ -189,8 +189,10 @@ pub struct ExplicitRoute {
     pub next: String,
 }
 
+/// `[switch]`. The input-queue organization's settings, `[switch.NAME]`, are its own
+/// (`switch::queues` types and checks them when the network is built): kept here as a table.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
+#[serde(default)]
 pub struct SwitchConfig {
     /// Zero-load latency from a head arriving at an input to it leaving the output: 26 ns
     /// (SRP paper §4, after [24]).
@@ -204,31 +206,17 @@ pub struct SwitchConfig {
     /// Output buffer per port and VC, in data packets: 4 (SRP paper §4).
     pub output_buffer_packets: Option<u32>,
     pub output_buffer_bytes: Option<u32>,
-    /// How the data VCs' input buffers queue packets: `voq`, virtual output queues (SRP paper
-    /// §4: VOQ on the main data VC, FIFO on the others); `fifo`, one FIFO (head-of-line
-    /// blocking); `bypass`, a FIFO whose head may be overtaken `bypass_limit` times.
-    pub input_queues: InputQueues,
-    /// With `input_queues = "bypass"`: how many times younger packets may overtake a FIFO head
-    /// that waits for a busy output: 4 (Santos et al. footnote 6).
-    pub bypass_limit: u32,
+    /// How the data VCs' input buffers queue packets: an organization in `switch::queues`
+    /// (`lossless list`). `voq`, virtual output queues: SRP paper §4 (VOQ on the data VC, FIFO
+    /// on the others).
+    pub input_queues: String,
     /// Which requesting input an output serves: `round_robin` per input port (SRP paper §2,
     /// thesis Paper II) or `oldest_first` by arrival at the switch (Santos et al. footnote 6's
     /// FIFO scheduling).
     pub arbitration: Arbitration,
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case")]
-pub enum InputQueues {
-    /// Virtual output queues: a FIFO per output, so no head-of-line blocking (SRP paper §4).
-    #[default]
-    Voq,
-    /// One FIFO: a head waiting for a busy output blocks the packets behind it.
-    Fifo,
-    /// A FIFO whose head younger packets may overtake `bypass_limit` times (Santos et al.
-    /// footnote 6).
-    Bypass,
+    /// `[switch.NAME]`: the settings of organization NAME, which must be the selected one.
+    #[serde(flatten)]
+    pub settings: toml::Table,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
@@ -251,9 +239,9 @@ impl Default for SwitchConfig {
             input_buffer_bytes: None,
             output_buffer_packets: None,
             output_buffer_bytes: None,
-            input_queues: InputQueues::Voq,
-            bypass_limit: 4,
+            input_queues: "voq".into(),
             arbitration: Arbitration::RoundRobin,
+            settings: toml::Table::new(),
         }
     }
 }

@@ -194,12 +194,6 @@ impl SwitchConfig {
                 return Err(ConfigError::new(key, format!("gives {total} bytes per port and VC; at most {} (1 GiB)", limits::MAX_BUFFER_BYTES)));
             }
         }
-        if self.bypass_limit == 0 || self.bypass_limit > u32::from(u8::MAX) {
-            return Err(ConfigError::new(
-                "switch.bypass_limit",
-                format!("must be 1 to {}, got {} (input_queues = \"fifo\" is a FIFO without bypass)", u8::MAX, self.bypass_limit),
-            ));
-        }
         Ok(())
     }
 

@@ -12,6 +12,7 @@ use super::Sim;
 use crate::cc::Mechanism;
 use crate::ids::{ChannelId, Endpoint};
 use crate::routing::cycles::first_cycle;
+use crate::switch::queues::Queueing;
 use crate::time::{ns_from_ps, Time};
 use serde::Serialize;
 
@@ -101,12 +102,11 @@ impl<M: Mechanism> Sim<M> {
         let waits_for = |c: ChannelId| -> Vec<ChannelId> {
             let Endpoint::Switch(t, port) = self.topo.channels[c as usize].to else { return Vec::new() };
             let sw = &self.switches[t as usize];
-            let mut next: Vec<ChannelId> = sw.inputs[port as usize]
-                .iter()
-                .flat_map(|ivc| ivc.queues.iter().flatten())
-                .map(|&pkt| self.topo.switches[t as usize].ports[self.slab.get(pkt).out_port as usize].out)
-                .filter(|d| blocked.contains(d))
-                .collect();
+            let mut next = Vec::new();
+            for ivc in &sw.inputs[port as usize] {
+                ivc.queues.for_each(|pkt| next.push(self.topo.switches[t as usize].ports[self.slab.get(pkt).out_port as usize].out));
+            }
+            next.retain(|d| blocked.contains(d));
             next.sort_unstable();
             next.dedup();
             next

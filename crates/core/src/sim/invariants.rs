@@ -16,7 +16,7 @@ use crate::cc::Mechanism;
 use crate::engine::Event;
 use crate::ids::{Endpoint, PacketId};
 use crate::packet::PacketKind;
-use crate::switch::InputQueue;
+use crate::switch::queues::Queueing;
 
 impl<M: Mechanism> Sim<M> {
     pub fn check_invariants(&self) -> Result<(), String> {
@@ -53,12 +53,12 @@ impl<M: Mechanism> Sim<M> {
                         return Err(format!("switch {s} input {port} VC {vc} held {} bytes, capacity {}", ivc.peak, self.p.in_cap));
                     }
                     let mut voqs = vec![0; sw.ports];
-                    for &pkt in ivc.queues.iter().flatten() {
+                    ivc.queues.for_each(|pkt| {
                         let p = self.slab.get(pkt);
                         count(p.kind);
                         routed[s][p.out_port as usize * nv + vc] += p.bytes as u64;
                         voqs[p.out_port as usize] += p.bytes;
-                    }
+                    });
                     if voqs.iter().sum::<u32>() != ivc.queued {
                         return Err(format!("switch {s} input {port} VC {vc}: its queued byte count is not the sum of its packets"));
                     }
@@ -67,20 +67,8 @@ impl<M: Mechanism> Sim<M> {
                             "switch {s} input {port} VC {vc}: output {out}'s count of this virtual output queue is not the sum of its packets"
                         ));
                     }
-                    if let InputQueue::Bypass { limit } = self.vcs[vc].queue {
-                        let queued: usize = ivc.queues.iter().map(|q| q.len()).sum();
-                        let in_order = |pkt: &PacketId| ivc.queues[self.slab.get(*pkt).out_port as usize].contains(pkt);
-                        if ivc.order.len() != queued || !ivc.order.iter().all(in_order) {
-                            return Err(format!("switch {s} input {port} VC {vc}: the FIFO order does not list exactly the queued packets"));
-                        }
-                        if ivc.bypassed > limit || (sw.pinned[vc] >> port & 1 == 1) != (ivc.bypassed == limit) {
-                            return Err(format!(
-                                "switch {s} input {port} VC {vc}: head bypassed {} times (limit {limit}) but pinned = {}",
-                                ivc.bypassed,
-                                sw.pinned[vc] >> port & 1
-                            ));
-                        }
-                    }
+                    let out_of = |pkt: PacketId| self.slab.get(pkt).out_port;
+                    ivc.queues.check(&out_of, sw.pinned[vc] >> port & 1 == 1).map_err(|e| format!("switch {s} input {port} VC {vc}: {e}"))?;
                 }
             }
             for (port, o) in sw.outputs.iter().enumerate() {

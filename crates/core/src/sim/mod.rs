@@ -48,7 +48,8 @@ use crate::packet::Slab;
 use crate::rng::{stream, Family, Stream};
 use crate::routing::Routing;
 use crate::stats::{Stats, Summary, SummaryContext};
-use crate::switch::{InputQueue, Switch, VcSpec};
+use crate::switch::queues::Spec;
+use crate::switch::{Switch, VcSpec};
 use crate::time::{ps_from_ns, Rate, Time};
 use crate::topology::Topology;
 use crate::traffic::{self, Traffic};
@@ -98,9 +99,9 @@ pub fn resolved_config(cfg: &Config) -> ConfigResult<Config> {
     let link = r.topology.link_mut();
     link.host_bandwidth_gbps.get_or_insert(link.bandwidth_gbps);
     let (classes, settings) = crate::with_mechanism!(cfg, m => (m.vcs().iter().map(|v| v.class).collect(), crate::cc::registry::resolved_settings(&m, cfg)))?;
-    let settings = settings?;
     r.cc.vcs.get_or_insert(classes);
-    r.cc.settings = settings;
+    r.cc.settings = settings?;
+    r.switch.settings = Spec::of_data_vcs(&cfg.switch)?.resolved();
     Ok(r)
 }
 
@@ -222,9 +223,9 @@ impl<M: Mechanism> Sim<M> {
         let end = warmup + ps_from_ns(cfg.simulation.measure_ns);
         let traffic = traffic::resolve(cfg, &topo, end)?;
         let classes = vc_classes(cfg, &mech)?;
-        let data_queue = InputQueue::of_data_vcs(&cfg.switch);
+        let data_queue = Spec::of_data_vcs(&cfg.switch)?;
         let vcs: Vec<VcSpec> =
-            classes.into_iter().map(|class| VcSpec { class, queue: if class == VcClass::Data { data_queue } else { InputQueue::Fifo } }).collect();
+            classes.into_iter().map(|class| VcSpec { class, queue: if class == VcClass::Data { data_queue.clone() } else { Spec::fifo() } }).collect();
         let in_cap = cfg.switch.input_buffer_bytes(&cfg.nic);
         let out_cap = cfg.switch.output_buffer_bytes(&cfg.nic);
         let seed = cfg.simulation.seed;

@@ -12,6 +12,7 @@ use crate::engine::Event;
 use crate::ids::{ChannelId, Endpoint, PacketId, PortId, SwitchId, Vc};
 use crate::packet::PacketKind;
 use crate::switch::next_from;
+use crate::switch::queues::Queueing;
 
 impl<M: Mechanism> Sim<M> {
     /// The head of `pkt`, which reached the switch input fed by channel `ch` one router latency
@@ -33,9 +34,8 @@ impl<M: Mechanism> Sim<M> {
         }
         let p = self.slab.get(pkt);
         let (vc, bytes, out) = (p.vc, p.bytes, p.out_port);
-        let queue = self.vcs[vc as usize].queue;
         let sw = &mut self.switches[s as usize];
-        let is_head = sw.enqueue(port, vc, out, pkt, bytes, queue);
+        let is_head = sw.enqueue(port, vc, out, pkt, bytes);
         if M::HOOKS.input_full && sw.inputs[port as usize][vc as usize].bytes + self.p.data_bytes > self.p.in_cap {
             let tail = self.slab.get(pkt).tail_in.max(now);
             self.events.push(tail, Event::TailIn { sw: s, port, vc });
@@ -70,8 +70,7 @@ impl<M: Mechanism> Sim<M> {
         p.tail_in = now;
         p.out_port = self.routing.route(s, p.dst, &mut sw.rng);
         let (vc, bytes, out) = (p.vc, p.bytes, p.out_port);
-        let queue = self.vcs[vc as usize].queue;
-        if self.switches[s as usize].enqueue(port, vc, out, pkt, bytes, queue) {
+        if self.switches[s as usize].enqueue(port, vc, out, pkt, bytes) {
             self.request(s, port, pkt);
         }
     }
@@ -88,11 +87,6 @@ impl<M: Mechanism> Sim<M> {
     #[inline]
     fn is_control(&self, vc: Vc) -> bool {
         self.vcs[vc as usize].class == VcClass::Control
-    }
-
-    #[inline]
-    fn queue_of(&self, vc: Vc, out: PortId) -> usize {
-        self.vcs[vc as usize].queue.queue_for(out)
     }
 
     /// `pkt` reached the head of its input queue, its pipeline latency spent: it requests its
@@ -130,9 +124,8 @@ impl<M: Mechanism> Sim<M> {
     pub(super) fn head_check(&mut self, s: SwitchId, port: PortId, pkt: PacketId) {
         let p = self.slab.get(pkt);
         let (vc, out) = (p.vc, p.out_port);
-        let q = self.queue_of(vc, out);
         // A reused slot may describe a packet of a switch with more ports.
-        let waiting = self.switches[s as usize].inputs[port as usize][vc as usize].queues.get(q).and_then(|q| q.front()) == Some(&pkt);
+        let waiting = self.switches[s as usize].inputs[port as usize][vc as usize].queues.head(out) == Some(pkt);
         if !waiting || self.judge_head(s, port, pkt) {
             return;
         }
@@ -162,9 +155,9 @@ impl<M: Mechanism> Sim<M> {
     /// Takes `pkt`, the head of input `port`'s queue for `out` on `vc`, out of its queues and
     /// (un)pins the input by its bypass count; returns the queue's next head.
     fn take_head(&mut self, s: SwitchId, port: PortId, vc: Vc, out: PortId, pkt: PacketId) -> Option<PacketId> {
-        let (queue, bytes) = (self.vcs[vc as usize].queue, self.slab.get(pkt).bytes);
+        let bytes = self.slab.get(pkt).bytes;
         let sw = &mut self.switches[s as usize];
-        let (next, pinned) = sw.dequeue(port, vc, out, pkt, bytes, queue);
+        let (next, pinned) = sw.dequeue(port, vc, out, pkt, bytes);
         if pinned {
             sw.pinned[vc as usize] |= 1 << port;
         } else {
@@ -205,7 +198,7 @@ impl<M: Mechanism> Sim<M> {
                 while pinned != 0 {
                     let i = pinned.trailing_zeros();
                     pinned &= pinned - 1;
-                    let head = *sw.inputs[i as usize][vc as usize].order.front().expect("a pinned input has a head");
+                    let head = sw.inputs[i as usize][vc as usize].queues.fifo_head().expect("a pinned input has a head");
                     if self.slab.get(head).out_port != out {
                         cand &= !(1 << i);
                     }
@@ -213,8 +206,7 @@ impl<M: Mechanism> Sim<M> {
                 if cand == 0 {
                     continue;
                 }
-                let q = self.queue_of(vc, out);
-                let head = |i: u32| *sw.inputs[i as usize][vc as usize].queues[q].front().expect("a request has a head packet");
+                let head = |i: u32| sw.inputs[i as usize][vc as usize].queues.head(out).expect("a request has a head packet");
                 let start = o.rr[vc as usize] as u32;
                 let mut i = next_from(cand, start);
                 if self.p.oldest_first {
@@ -287,8 +279,8 @@ impl<M: Mechanism> Sim<M> {
         // The input is free again. A bypass FIFO offers its head first (FIFO order), then
         // `out` takes its next input, then the input's other outputs, starting after `out` so
         // that none is favoured.
-        if let Some(head) = self.switches[s as usize].inputs[i as usize][vc as usize].order.front() {
-            let head_out = self.slab.get(*head).out_port;
+        if let Some(head) = self.switches[s as usize].inputs[i as usize][vc as usize].queues.fifo_head() {
+            let head_out = self.slab.get(head).out_port;
             self.try_allocate(s, head_out);
         }
         self.try_allocate(s, out);
@@ -417,14 +409,12 @@ impl<M: Mechanism> Sim<M> {
     fn input_full(&mut self, s: SwitchId, port: PortId, vc: Vc) {
         let mut contents = std::mem::take(&mut self.scratch);
         contents.clear();
-        for q in &self.switches[s as usize].inputs[port as usize][vc as usize].queues {
-            for &id in q {
-                let p = self.slab.get(id);
-                if p.kind == PacketKind::Data {
-                    contents.push((p.uid, p.out_port));
-                }
+        self.switches[s as usize].inputs[port as usize][vc as usize].queues.for_each(|id| {
+            let p = self.slab.get(id);
+            if p.kind == PacketKind::Data {
+                contents.push((p.uid, p.out_port));
             }
-        }
+        });
         let mut ctx = mech_ctx!(self);
         self.mech.on_input_full(&mut ctx, s, port, vc, &contents);
         self.scratch = contents;

@@ -1,68 +1,28 @@
-//! Switch state: input-buffered (virtual output queues, FIFOs, or FIFOs with bounded bypass per
-//! VC), a crossbar with speedup, and small per-VC output buffers (SRP paper §4). Plain data: the
+//! Switch state: input-buffered (each data VC in the organization of `switch.input_queues`,
+//! `queues`), a crossbar with speedup, and small per-VC output buffers (SRP paper §4). Plain data: the
 //! behaviour lives in `sim::switch_ops`, which owns the event queue.
 
-use crate::config::{InputQueues, SwitchConfig, VcClass};
+pub mod queues;
+
+use crate::config::VcClass;
 use crate::ids::{PacketId, PortId, Vc};
 use crate::rng::Stream;
+use queues::{Queueing, Queues, Spec};
 use std::collections::VecDeque;
-
-/// How an input buffer orders its packets. Data VCs follow `switch.input_queues`; control and
-/// low-priority VCs are FIFOs (SRP paper §4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum InputQueue {
-    /// One FIFO: a head waiting for a busy output blocks the packets behind it.
-    Fifo,
-    /// A FIFO whose head younger packets may overtake at most `limit` times, then it alone may
-    /// go (Santos et al. footnote 6: "bypass of older packets when the crossbar is busy ... at
-    /// most 4 times"). Stored as per-output queues plus the arrival order.
-    Bypass { limit: u8 },
-    /// Virtual output queues (SRP paper §4): a FIFO with unlimited bypass.
-    Voq,
-}
-
-impl InputQueue {
-    /// The input queueing `switch.input_queues` gives data VCs.
-    pub fn of_data_vcs(cfg: &SwitchConfig) -> InputQueue {
-        match cfg.input_queues {
-            InputQueues::Voq => InputQueue::Voq,
-            InputQueues::Fifo => InputQueue::Fifo,
-            InputQueues::Bypass => InputQueue::Bypass { limit: cfg.bypass_limit as u8 },
-        }
-    }
-
-    /// Whether packets are kept in one queue per output port.
-    pub fn per_output(self) -> bool {
-        self != InputQueue::Fifo
-    }
-
-    /// The queue that holds packets for output `out`.
-    pub fn queue_for(self, out: PortId) -> usize {
-        if self.per_output() {
-            out as usize
-        } else {
-            0
-        }
-    }
-}
 
 /// A virtual channel as the network builds it: the mechanism's priority class and the input
 /// queueing the config gives it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct VcSpec {
     pub class: VcClass,
-    pub queue: InputQueue,
+    pub queue: Spec,
 }
 
 pub struct InputVc {
-    /// One queue per output port when `InputQueue::per_output`, a single FIFO otherwise.
-    pub queues: Vec<VecDeque<PacketId>>,
+    /// The packets waiting for the crossbar, in the VC's organization.
+    pub queues: Queues,
     /// Bytes waiting in the queues (not yet granted the crossbar).
     pub queued: u32,
-    /// `InputQueue::Bypass` only: every queued packet in arrival order (the FIFO whose head may
-    /// be bypassed), and how many younger packets have left ahead of that head.
-    pub order: VecDeque<PacketId>,
-    pub bypassed: u8,
     /// Bytes held (from head arrival until the tail has crossed the crossbar).
     pub bytes: u32,
     /// High-water mark, checked against the capacity by the invariant checks.
@@ -70,40 +30,20 @@ pub struct InputVc {
 }
 
 impl InputVc {
-    /// Queues `pkt` (`bytes` long, for output `out`); returns whether it is its queue's head.
-    pub fn push(&mut self, pkt: PacketId, bytes: u32, out: PortId, queue: InputQueue) -> bool {
-        let q = queue.queue_for(out);
-        self.queues[q].push_back(pkt);
+    /// Queues `pkt` (`bytes` long, for output `out`); returns whether the buffer now offers it
+    /// to `out`.
+    pub fn push(&mut self, pkt: PacketId, bytes: u32, out: PortId) -> bool {
         self.queued += bytes;
-        if matches!(queue, InputQueue::Bypass { .. }) {
-            self.order.push_back(pkt);
-        }
         self.bytes += bytes;
         self.peak = self.peak.max(self.bytes);
-        self.queues[q].len() == 1
+        self.queues.push(pkt, out)
     }
 
-    /// Takes `pkt` (`bytes` long), the head of the queue for output `out`, out of the queues
-    /// (its bytes stay in the buffer until its tail has left). Returns the queue's next head
-    /// and, for a bypass FIFO, whether the FIFO head has now been bypassed its limit of times.
-    pub fn pop(&mut self, pkt: PacketId, bytes: u32, out: PortId, queue: InputQueue) -> (Option<PacketId>, bool) {
-        let q = queue.queue_for(out);
-        let popped = self.queues[q].pop_front();
-        debug_assert_eq!(popped, Some(pkt));
+    /// Takes `pkt` (`bytes` long), offered to output `out`, out of the queues (its bytes stay in
+    /// the buffer until its tail has left): see `Queueing::pop`.
+    pub fn pop(&mut self, pkt: PacketId, bytes: u32, out: PortId) -> (Option<PacketId>, bool) {
         self.queued -= bytes;
-        let mut pinned = false;
-        if let InputQueue::Bypass { limit } = queue {
-            if self.order.front() == Some(&pkt) {
-                self.order.pop_front();
-                self.bypassed = 0;
-            } else {
-                let at = self.order.iter().position(|&p| p == pkt).expect("a queued packet is in the arrival order");
-                self.order.remove(at);
-                self.bypassed += 1;
-                pinned = self.bypassed >= limit;
-            }
-        }
-        (self.queues[q].front().copied(), pinned)
+        self.queues.pop(pkt, out)
     }
 }
 
@@ -152,8 +92,8 @@ pub struct Switch {
     /// Per input: bit o set while the input requests output o on some VC (the union over VCs
     /// of the outputs' `req` bits), so a freed input finds its outputs without a scan.
     pub in_req: Vec<u64>,
-    /// Per VC: bit i set while input i's FIFO head has been bypassed `InputQueue::Bypass::limit`
-    /// times, so only the head's output may take from that input.
+    /// Per VC: bit i set while only input i's `Queueing::fifo_head` may leave (a bypass FIFO's
+    /// head overtaken its limit of times), so only the head's output may take from that input.
     pub pinned: Vec<u64>,
     pub ports: usize,
     /// Routing decisions (random up ports) draw from the switch's own stream.
@@ -162,16 +102,7 @@ pub struct Switch {
 
 impl Switch {
     pub fn new(ports: usize, vcs: &[VcSpec], downstream_credits: impl Fn(PortId) -> u32, rng: Stream) -> Switch {
-        let inputs = (0..=ports)
-            .map(|_| {
-                vcs.iter()
-                    .map(|v| {
-                        let n = if v.queue.per_output() { ports } else { 1 };
-                        InputVc { queues: vec![VecDeque::new(); n], queued: 0, order: VecDeque::new(), bypassed: 0, bytes: 0, peak: 0 }
-                    })
-                    .collect()
-            })
-            .collect();
+        let inputs = (0..=ports).map(|_| vcs.iter().map(|v| InputVc { queues: v.queue.build(ports), queued: 0, bytes: 0, peak: 0 }).collect()).collect();
         let outputs = (0..ports)
             .map(|p| Output {
                 vcs: vcs.iter().map(|_| OutputVc { fifo: VecDeque::new(), bytes: 0, peak: 0, credits: downstream_credits(p as PortId) }).collect(),
@@ -191,18 +122,18 @@ impl Switch {
 
     /// Queues `pkt` (`bytes` long, routed to `out`) in input (`port`, `vc`) and counts it for
     /// `out`; returns whether it is its queue's head.
-    pub fn enqueue(&mut self, port: PortId, vc: Vc, out: PortId, pkt: PacketId, bytes: u32, queue: InputQueue) -> bool {
+    pub fn enqueue(&mut self, port: PortId, vc: Vc, out: PortId, pkt: PacketId, bytes: u32) -> bool {
         let o = &mut self.outputs[out as usize];
         o.queued[vc as usize] += bytes;
         o.voq_bytes[vc as usize][port as usize] += bytes;
-        self.inputs[port as usize][vc as usize].push(pkt, bytes, out, queue)
+        self.inputs[port as usize][vc as usize].push(pkt, bytes, out)
     }
 
     /// Takes `pkt`, the head of input (`port`, `vc`)'s queue for `out`, out of its queues: see
     /// `InputVc::pop`. Its bytes stay counted in `Output::queued` until its tail has crossed.
-    pub fn dequeue(&mut self, port: PortId, vc: Vc, out: PortId, pkt: PacketId, bytes: u32, queue: InputQueue) -> (Option<PacketId>, bool) {
+    pub fn dequeue(&mut self, port: PortId, vc: Vc, out: PortId, pkt: PacketId, bytes: u32) -> (Option<PacketId>, bool) {
         self.outputs[out as usize].voq_bytes[vc as usize][port as usize] -= bytes;
-        self.inputs[port as usize][vc as usize].pop(pkt, bytes, out, queue)
+        self.inputs[port as usize][vc as usize].pop(pkt, bytes, out)
     }
 
     /// Input `i` no longer requests output `out` on `vc` (its head was granted or dropped).
@@ -229,23 +160,7 @@ pub fn next_from(mask: u64, from: u32) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use super::{next_from, InputQueue, InputVc};
-    use std::collections::VecDeque;
-
-    #[test]
-    fn bypass_fifo_pins_its_head_at_the_limit() {
-        let queue = InputQueue::Bypass { limit: 2 };
-        let mut ivc = InputVc { queues: vec![VecDeque::new(); 2], queued: 0, order: VecDeque::new(), bypassed: 0, bytes: 0, peak: 0 };
-        // Packet 0 (the FIFO head) waits for output 0; 1, 2 and 3 go to output 1.
-        for (pkt, q) in [(0, 0), (1, 1), (2, 1), (3, 1)] {
-            ivc.push(pkt, 100, q, queue);
-        }
-        assert_eq!(ivc.pop(1, 100, 1, queue), (Some(2), false), "first overtaking");
-        assert_eq!(ivc.pop(2, 100, 1, queue), (Some(3), true), "second overtaking reaches the limit");
-        assert_eq!(ivc.pop(0, 100, 0, queue), (None, false), "the head leaves: count and pin reset");
-        assert_eq!((ivc.bypassed, ivc.order.iter().copied().collect::<Vec<_>>()), (0, vec![3]));
-        assert_eq!((ivc.peak, ivc.queued), (400, 100));
-    }
+    use super::next_from;
 
     #[test]
     fn round_robin_wraps() {
