@@ -44,8 +44,8 @@ def test_a_deadlocked_sweep_point_is_a_failure_and_the_others_run(tmp_path):
         RING,
         tmp_path / "s",
         zipped={
-            "routing.routes.1.next": ["s2", "s0"],
-            "routing.routes.3.next": ["s0", "s2"],
+            "routing.shortest_path.routes.1.next": ["s2", "s0"],
+            "routing.shortest_path.routes.3.next": ["s0", "s2"],
         },
         overrides={"simulation.measure_ns": 20_000},
         jobs=1,

@@ -244,7 +244,7 @@ fn a_deadlocked_run_exits_3_and_its_summary_names_the_cycle() {
     // Without allow_deadlock the routes are refused before the run.
     let o = lossless(&["run", &cfg, "--out", tmp.path().join("again").to_str().unwrap(), "-q", "--set", "routing.allow_deadlock=false"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("`routing.routes`: these routes can deadlock"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("`routing.shortest_path.routes`: these routes can deadlock"));
 }
 
 #[test]

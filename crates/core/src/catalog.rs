@@ -29,7 +29,12 @@ fn first_sentence(doc: &str) -> String {
 pub fn catalog() -> Vec<Choices> {
     vec![
         choices::<TopologyConfig>("topology.kind"),
-        choices::<RoutingAlgorithm>("routing.algorithm"),
+        Choices {
+            key: "routing.algorithm",
+            values: std::iter::once((crate::routing::AUTO, "`nca` on trees, `shortest_path` on other topologies.".to_string()))
+                .chain(crate::routing::entries().into_iter().map(|e| (e.name, first_sentence(e.about))))
+                .collect(),
+        },
         Choices { key: "switch.input_queues", values: crate::switch::queues::entries().into_iter().map(|e| (e.name, first_sentence(e.about))).collect() },
         choices::<Arbitration>("switch.arbitration, nic.arbitration"),
         Choices { key: "cc.mechanism", values: crate::cc::registry::entries().into_iter().map(|e| (e.name, first_sentence(e.about))).collect() },

@@ -40,6 +40,8 @@ pub struct Kind {
     pub names: &'static [&'static str],
     /// The section's own keys, for guesses at a misspelt one.
     pub keys: &'static [&'static str],
+    /// Keys of the section that moved into a plug-in's table: (old key, new full key).
+    pub moved: &'static [(&'static str, &'static str)],
 }
 
 impl Kind {
@@ -77,6 +79,12 @@ impl Kind {
 
     fn foreign(&self, selected: &str, key: &str, value: &toml::Value) -> ConfigError {
         let section = self.section;
+        if let Some((_, new)) = self.moved.iter().find(|(old, _)| *old == key) {
+            return ConfigError::new(
+                format!("{section}.{key}"),
+                format!("has moved: it is now `{new}`, the setting of the plug-in it belongs to (docs/config.md)"),
+            );
+        }
         if !self.names.contains(&key) {
             let hint = config::closest(key, self.names.iter().chain(self.keys).copied()).map(|c| format!("did you mean `{c}`? ")).unwrap_or_default();
             let tables: Vec<String> = self.names.iter().map(|n| format!("[{section}.{n}]")).collect();

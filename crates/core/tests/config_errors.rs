@@ -30,6 +30,14 @@ fn each_error_names_its_key() {
         (&["switch.input_queues=\"bypass\"", "switch.bypass.limit=0"], "switch.bypass.limit", "1 to 255"),
         (&["switch.bypass.limit=8"], "switch.bypass.limit", "switch.input_queues is \"voq\", which would ignore them"),
         (&["switch.bypas.limit=8"], "switch.bypas", "did you mean `bypass`?"),
+        (&["switch.bypass_limit=8"], "switch.bypass_limit", "has moved: it is now `switch.bypass.limit`"),
+        (&["routing.routes=[]"], "routing.routes", "has moved: it is now `routing.shortest_path.routes`"),
+        (&["routing.algorithm=\"ugal\""], "routing.algorithm", "unknown routing algorithm `ugal`, expected one of nca, dmodk, shortest_path"),
+        (
+            &["routing.algorithm=\"dmodk\"", "routing.shortest_path.routes=[]"],
+            "routing.shortest_path.routes",
+            "routing.algorithm is \"dmodk\", which would ignore them",
+        ),
         (&["switch.input_queues=\"oq\""], "switch.input_queues", "unknown input-queue organization `oq`, expected one of voq, fifo, bypass"),
         (&["switch.arbitration=\"islip\""], "switch.arbitration", "unknown variant"),
         (&["simulation.measure_ns=0"], "simulation.measure_ns", "one picosecond"),
@@ -68,7 +76,11 @@ fn each_error_names_its_key() {
         (&["traffic.0.rate_limit=0"], "traffic[0].rate_limit", "between 1e-6 and 1"),
         (&["traffic.0.rate_limit=1.5"], "traffic[0].rate_limit", "between 1e-6 and 1"),
         (&["traffic.0.message={kind=\"uniform\",min=8,max=4}"], "traffic[0].message", "min <= max"),
-        (&["routing.algorithm=\"shortest_path\"", "routing.routes=[{switch=\"s0.0\",dest=\"h3\",next=\"nowhere\"}]"], "routing.routes[0].next", "no link"),
+        (
+            &["routing.algorithm=\"shortest_path\"", "routing.shortest_path.routes=[{switch=\"s0.0\",dest=\"h3\",next=\"nowhere\"}]"],
+            "routing.shortest_path.routes[0].next",
+            "no link",
+        ),
     ];
     for (overrides, key, what) in cases {
         let e = error(overrides);

@@ -18,7 +18,7 @@ const CYCLE: [&str; 4] = ["s0-s1>", "s1-s2>", "s2-s3>", "s3-s0>"];
 #[test]
 fn cyclic_routes_are_refused_with_the_cycle_named() {
     let e = check(&config_with(&ring(), &["routing.allow_deadlock=false"])).unwrap_err();
-    assert_eq!(e.key, "routing.routes");
+    assert_eq!(e.key, "routing.shortest_path.routes");
     for c in CYCLE {
         assert!(e.message.contains(c), "{e}");
     }
@@ -53,8 +53,15 @@ fn the_watchdog_stops_an_allowed_deadlock_and_names_the_cycle() {
 #[test]
 fn counterclockwise_routes_for_half_the_pairs_break_the_cycle() {
     // The same ring, two-hop routes alternating direction: no cycle, no refusal, no deadlock.
-    let cfg =
-        config_with(&ring(), &["routing.routes.1.next=\"s0\"", "routing.routes.3.next=\"s2\"", "routing.allow_deadlock=false", "simulation.measure_ns=50000"]);
+    let cfg = config_with(
+        &ring(),
+        &[
+            "routing.shortest_path.routes.1.next=\"s0\"",
+            "routing.shortest_path.routes.3.next=\"s2\"",
+            "routing.allow_deadlock=false",
+            "simulation.measure_ns=50000",
+        ],
+    );
     check(&cfg).unwrap();
     let s = run_config(&cfg);
     assert!(s.deadlock.is_none());

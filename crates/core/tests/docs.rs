@@ -1,5 +1,5 @@
 //! docs/config.md's sections on the plug-ins (congestion-control mechanisms, input-queue
-//! organizations) are generated from their registries: each plug-in's `DOC`, whose settings
+//! organizations, routing algorithms) are generated from their registries: each plug-in's `DOC`, whose settings
 //! table must list every key with its default. After editing a `DOC`, regenerate them with
 //! `LOSSLESS_BLESS=1 cargo test --test docs`.
 
@@ -8,7 +8,11 @@ use std::path::Path;
 
 /// (marker, section of the config, entries)
 fn registries() -> Vec<(&'static str, &'static str, Vec<Entry>)> {
-    vec![("mechanisms", "cc", lossless_core::cc::registry::entries()), ("input_queues", "switch", lossless_core::switch::queues::entries())]
+    vec![
+        ("mechanisms", "cc", lossless_core::cc::registry::entries()),
+        ("input_queues", "switch", lossless_core::switch::queues::entries()),
+        ("routing", "routing", lossless_core::routing::entries()),
+    ]
 }
 
 fn section(config_section: &str, entries: &[Entry]) -> String {

@@ -165,7 +165,7 @@ kind = "explicit"
 hosts = ["a", "b"]
 switches = ["x", "y", "z"]
 links = [{{ a = "a", b = "x" }}, {{ a = "x", b = "y" }}, {{ a = "x", b = "z" }}, {{ a = "z", b = "y" }}, {{ a = "y", b = "b" }}]
-[routing]
+[routing.shortest_path]
 routes = [{routes}]
 [[traffic]]
 pattern = "flow"

@@ -41,7 +41,7 @@ pub trait Registered: Mechanism + Sized {
 }
 
 /// Mechanisms as a kind of plug-in: selected by `cc.mechanism`, settings in `[cc.NAME]`.
-pub const KIND: Kind = Kind { section: "cc", selector: "mechanism", what: "mechanism", names: NAMES, keys: &["mechanism", "vcs"] };
+pub const KIND: Kind = Kind { section: "cc", selector: "mechanism", what: "mechanism", names: NAMES, keys: &["mechanism", "vcs"], moved: &[] };
 
 /// Builds mechanism `M` (named `cfg.cc.mechanism`) from its `[cc.NAME]` table.
 pub fn build<M: Registered>(cfg: &Config) -> ConfigResult<M> {

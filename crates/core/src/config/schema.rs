@@ -146,47 +146,27 @@ pub struct ExplicitLink {
     pub latency_ns: Option<f64>,
 }
 
+/// `[routing]`. The algorithm's settings, `[routing.NAME]`, are its own (`routing` types and
+/// checks them when the network is built): kept here as a table.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
+#[serde(default)]
 pub struct RoutingConfig {
-    pub algorithm: RoutingAlgorithm,
-    /// Per-switch routes for explicit topologies; they take precedence over shortest paths.
-    pub routes: Vec<ExplicitRoute>,
+    /// A routing algorithm in `routing` (`lossless list`), or `auto`: `nca` on trees (SRP paper
+    /// §4), `shortest_path` on other topologies.
+    pub algorithm: String,
     /// Simulate routes whose channel dependencies form a cycle, which are otherwise refused as
     /// able to deadlock: for studying deadlock itself (the watchdog, `simulation.watchdog_ns`,
     /// stops such a run when it locks).
     pub allow_deadlock: bool,
+    /// `[routing.NAME]`: the settings of algorithm NAME, which must be the selected one.
+    #[serde(flatten)]
+    pub settings: toml::Table,
 }
 
 impl Default for RoutingConfig {
     fn default() -> Self {
-        RoutingConfig { algorithm: RoutingAlgorithm::Auto, routes: Vec::new(), allow_deadlock: false }
+        RoutingConfig { algorithm: "auto".into(), allow_deadlock: false, settings: toml::Table::new() }
     }
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case")]
-pub enum RoutingAlgorithm {
-    /// `nca` on fat trees, `shortest_path` on explicit topologies.
-    Auto,
-    /// Nearest-common-ancestor: random up port per packet, deterministic down (SRP paper §4).
-    Nca,
-    /// D-mod-K: the up port is a function of the destination, so each down link carries the
-    /// traffic of one destination (thesis Paper II §V).
-    Dmodk,
-    /// Minimal hop count; among equal choices the lowest port number.
-    ShortestPath,
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct ExplicitRoute {
-    pub switch: String,
-    /// Destination host name.
-    pub dest: String,
-    /// Next hop: the name of the neighbouring host or switch.
-    pub next: String,
 }
 
 /// `[switch]`. The input-queue organization's settings, `[switch.NAME]`, are its own

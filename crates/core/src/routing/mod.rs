@@ -1,80 +1,139 @@
-//! Routing functions: given a switch and a packet's destination, the output port.
+//! Routing algorithms: given a switch and a packet's destination, the output port
+//! (`routing.algorithm`).
 //!
-//! Trees route arithmetically (`updown`); other topologies use dense tables
-//! (`switch * hosts + dest`), meant for the small explicit networks of the papers.
+//! An algorithm is a file here and one line in [`routings!`](crate::routings): it implements
+//! [`Route`], and [`Registered`] describes it and builds it for a topology from its settings
+//! table `[routing.NAME]`. Dispatch is a `match` over [`Routing`], generated from the list: no
+//! `dyn` on the hot path. Trees route arithmetically (`updown`, shared by `nca` and `dmodk`);
+//! other topologies use dense tables (`switch * hosts + dest`), meant for the small explicit
+//! networks of the papers.
 
 pub(crate) mod cycles;
-mod shortest_path;
 mod updown;
 
-use crate::config::{RoutingAlgorithm, RoutingConfig};
-use crate::error::{ConfigError, ConfigResult};
+use crate::config::RoutingConfig;
+use crate::error::ConfigResult;
 use crate::ids::{NodeId, PortId, SwitchId};
+use crate::plugin::{Entry, Kind, Settings};
 use crate::rng::Stream;
 use crate::topology::Topology;
 
-pub(crate) const NO_PORT: PortId = PortId::MAX;
-
-pub enum Routing {
-    /// Fat trees: up until the nearest common ancestor, then down along the unique path.
-    UpDown(updown::UpDown),
-    /// One fixed next port per (switch, destination).
-    Table(Table),
+/// The registry: `module::Type` of every algorithm; the module's name is the value of
+/// `routing.algorithm` and of its settings table `[routing.NAME]`. Invokes `$callback!` with the
+/// list (the generators below are its callbacks).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! routings {
+    ($callback:ident ! $args:tt) => {
+        $crate::$callback! { $args
+            nca::Nca,
+            dmodk::Dmodk,
+            shortest_path::ShortestPath,
+        }
+    };
 }
 
+pub(crate) const NO_PORT: PortId = PortId::MAX;
+
+/// A routing function.
+pub trait Route {
+    /// The output port at switch `sw` for a packet to `dst`. `rng` is the switch's own stream.
+    fn route(&self, sw: SwitchId, dst: NodeId, rng: &mut Stream) -> PortId;
+}
+
+/// An algorithm `routing.algorithm` can name.
+pub trait Registered: Route + Sized {
+    /// One sentence for `lossless list`.
+    const ABOUT: &'static str;
+    /// Markdown for docs/config.md (a settings table if it has settings, checked by a test).
+    const DOC: &'static str;
+    /// The contents of `[routing.NAME]`.
+    type Settings: Settings;
+    /// The algorithm's tables for `topo`, or why it cannot route it.
+    fn build(settings: Self::Settings, cfg: &RoutingConfig, topo: &Topology) -> ConfigResult<Self>;
+}
+
+/// The value of `routing.algorithm` that picks by topology.
+pub const AUTO: &str = "auto";
+
+/// Algorithms as a kind of plug-in: selected by `routing.algorithm`, settings in
+/// `[routing.NAME]`.
+pub const KIND: Kind = Kind {
+    section: "routing",
+    selector: "algorithm",
+    what: "routing algorithm",
+    names: NAMES,
+    keys: &["algorithm", "allow_deadlock"],
+    moved: &[("routes", "routing.shortest_path.routes")],
+};
+
+/// The algorithm `cfg` selects for `topo`: `auto` is `nca` on trees, `shortest_path` otherwise.
+pub fn selected<'a>(cfg: &'a RoutingConfig, topo: &Topology) -> &'a str {
+    match cfg.algorithm.as_str() {
+        AUTO if topo.is_tree() => "nca",
+        AUTO => "shortest_path",
+        name => name,
+    }
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __routings {
+    (() $($module:ident :: $ty:ident,)*) => {
+        $(pub mod $module; pub use $module::$ty;)*
+
+        /// The values `routing.algorithm` accepts besides `auto`.
+        pub const NAMES: &[&str] = &[$(stringify!($module)),*];
+
+        /// Every algorithm, in the registry's order.
+        pub fn entries() -> Vec<Entry> {
+            vec![$(Entry::new::<<$ty as Registered>::Settings>(stringify!($module), <$ty>::ABOUT, <$ty>::DOC)),*]
+        }
+
+        /// The routing of a network, whichever its algorithm.
+        pub enum Routing {
+            $($ty($ty),)*
+        }
+
+        impl Routing {
+            /// The algorithm `cfg` selects, built for `topo` from its checked settings.
+            pub fn build(cfg: &RoutingConfig, topo: &Topology) -> ConfigResult<Routing> {
+                let name = selected(cfg, topo);
+                match name {
+                    $(stringify!($module) => Ok(Routing::$ty(<$ty>::build(KIND.settings(name, &cfg.settings)?, cfg, topo)?)),)*
+                    other => Err(KIND.unknown(other)),
+                }
+            }
+
+            /// `[routing.NAME]` of the algorithm `cfg` selects for `topo`, every default written out.
+            pub fn resolved(cfg: &RoutingConfig, topo: &Topology) -> ConfigResult<toml::Table> {
+                let name = selected(cfg, topo);
+                match name {
+                    $(stringify!($module) => Ok(KIND.resolved(name, &KIND.settings::<<$ty as Registered>::Settings>(name, &cfg.settings)?)),)*
+                    other => Err(KIND.unknown(other)),
+                }
+            }
+        }
+
+        impl Route for Routing {
+            #[inline]
+            fn route(&self, sw: SwitchId, dst: NodeId, rng: &mut Stream) -> PortId {
+                match self { $(Routing::$ty(r) => r.route(sw, dst, rng),)* }
+            }
+        }
+    };
+}
+crate::routings!(__routings!());
+
+/// A fixed next port per (switch, destination).
 pub struct Table {
     hosts: usize,
     next: Vec<PortId>,
 }
 
 impl Table {
+    #[inline]
     fn port(&self, sw: SwitchId, dst: NodeId) -> PortId {
         self.next[sw as usize * self.hosts + dst as usize]
-    }
-}
-
-impl Routing {
-    pub fn build(cfg: &RoutingConfig, topo: &Topology) -> ConfigResult<Routing> {
-        let algo = match cfg.algorithm {
-            RoutingAlgorithm::Auto if topo.is_tree() => RoutingAlgorithm::Nca,
-            RoutingAlgorithm::Auto => RoutingAlgorithm::ShortestPath,
-            a => a,
-        };
-        if !cfg.routes.is_empty() && algo != RoutingAlgorithm::ShortestPath {
-            return Err(ConfigError::new("routing.routes", "explicit routes apply to explicit topologies (shortest_path routing) only"));
-        }
-        match algo {
-            RoutingAlgorithm::Nca | RoutingAlgorithm::Dmodk => {
-                if !topo.is_tree() {
-                    return Err(ConfigError::new("routing.algorithm", "nca and dmodk need a tree topology (kary_ntree or fat_tree2); use shortest_path"));
-                }
-                Ok(Routing::UpDown(updown::UpDown::build(topo, algo == RoutingAlgorithm::Dmodk)))
-            }
-            RoutingAlgorithm::ShortestPath => {
-                let table = shortest_path::build(topo, &cfg.routes)?;
-                if let Some(cycle) = cycles::find(topo, &table).filter(|_| !cfg.allow_deadlock) {
-                    let names: Vec<&str> = cycle.iter().map(|&c| topo.channels[c as usize].name.as_str()).collect();
-                    return Err(ConfigError::new(
-                        if cfg.routes.is_empty() { "routing.algorithm" } else { "routing.routes" },
-                        format!(
-                            "these routes can deadlock: channels {} => {} each wait for the next (a cycle of channel dependencies); change the routes so that no cycle forms, or set routing.allow_deadlock = true to simulate it (the watchdog stops the run)",
-                            names.join(" => "),
-                            names[0]
-                        ),
-                    ));
-                }
-                Ok(Routing::Table(table))
-            }
-            RoutingAlgorithm::Auto => unreachable!("resolved above"),
-        }
-    }
-
-    /// The output port at switch `sw` for a packet to `dst`. `rng` is the switch's own stream.
-    #[inline]
-    pub fn route(&self, sw: SwitchId, dst: NodeId, rng: &mut Stream) -> PortId {
-        match self {
-            Routing::UpDown(u) => u.route(sw, dst, rng),
-            Routing::Table(t) => t.port(sw, dst),
-        }
     }
 }

@@ -1,13 +1,74 @@
 //! Minimal-hop routing tables for explicit topologies, with per-switch overrides.
 
-use super::{Table, NO_PORT};
-use crate::config::ExplicitRoute;
+use super::{cycles, Registered, Route, Table, NO_PORT};
+use crate::config::RoutingConfig;
 use crate::error::{ConfigError, ConfigResult};
-use crate::ids::{Endpoint, PortId};
+use crate::ids::{Endpoint, NodeId, PortId, SwitchId};
+use crate::plugin::Settings;
+use crate::rng::Stream;
 use crate::topology::Topology;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
-pub fn build(topo: &Topology, routes: &[ExplicitRoute]) -> ConfigResult<Table> {
+/// `[routing.shortest_path]`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ShortestPathSettings {
+    /// Per-switch next hops for explicit topologies; they take precedence over shortest paths
+    /// (the papers' small scenarios fix their routes).
+    pub routes: Vec<ExplicitRoute>,
+}
+
+/// A route of `[routing.shortest_path] routes`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ExplicitRoute {
+    pub switch: String,
+    /// Destination host name.
+    pub dest: String,
+    /// Next hop: the name of the neighbouring host or switch.
+    pub next: String,
+}
+
+impl Settings for ShortestPathSettings {
+    /// Names are checked against the topology when the table is built.
+    fn validate(&self) -> ConfigResult<()> {
+        Ok(())
+    }
+}
+
+pub struct ShortestPath(Table);
+
+impl Registered for ShortestPath {
+    const ABOUT: &'static str = "Minimal hop count; among equal choices the lowest port number.";
+    const DOC: &'static str = "Any topology; `auto` picks it on explicit ones. Routes whose channel dependencies form a cycle are refused as able to deadlock, naming the cycle, unless `routing.allow_deadlock` is set.\n\n| key | default | meaning |\n|---|---|---|\n| `routes` | `[]` | Next hops that override the shortest paths: a list of `{ switch = \"s0\", dest = \"h3\", next = \"s1\" }` (names of the explicit topology). |\n";
+    type Settings = ShortestPathSettings;
+
+    fn build(s: ShortestPathSettings, cfg: &RoutingConfig, topo: &Topology) -> ConfigResult<ShortestPath> {
+        let table = build(topo, &s.routes)?;
+        if let Some(cycle) = cycles::find(topo, &table).filter(|_| !cfg.allow_deadlock) {
+            let names: Vec<&str> = cycle.iter().map(|&c| topo.channels[c as usize].name.as_str()).collect();
+            return Err(ConfigError::new(
+                if s.routes.is_empty() { "routing.algorithm" } else { "routing.shortest_path.routes" },
+                format!(
+                    "these routes can deadlock: channels {} => {} each wait for the next (a cycle of channel dependencies); change the routes so that no cycle forms, or set routing.allow_deadlock = true to simulate it (the watchdog stops the run)",
+                    names.join(" => "),
+                    names[0]
+                ),
+            ));
+        }
+        Ok(ShortestPath(table))
+    }
+}
+
+impl Route for ShortestPath {
+    #[inline]
+    fn route(&self, sw: SwitchId, dst: NodeId, _: &mut Stream) -> PortId {
+        self.0.port(sw, dst)
+    }
+}
+
+fn build(topo: &Topology, routes: &[ExplicitRoute]) -> ConfigResult<Table> {
     let hosts = topo.hosts();
     let n = topo.switches.len();
     let mut next = vec![NO_PORT; n * hosts];
@@ -43,7 +104,7 @@ pub fn build(topo: &Topology, routes: &[ExplicitRoute]) -> ConfigResult<Table> {
         }
     }
     for (i, r) in routes.iter().enumerate() {
-        let key = format!("routing.routes[{i}]");
+        let key = format!("routing.shortest_path.routes[{i}]");
         let s = topo
             .switches
             .iter()

@@ -31,7 +31,11 @@ pub struct UpDown {
 }
 
 impl UpDown {
-    pub fn build(topo: &Topology, dmodk: bool) -> UpDown {
+    /// The routing of tree `topo`; None if it is not a tree.
+    pub fn build(topo: &Topology, dmodk: bool) -> Option<UpDown> {
+        if !topo.is_tree() {
+            return None;
+        }
         // Host ranges below every switch, leaves first.
         let mut range: Vec<Option<(NodeId, NodeId)>> = vec![None; topo.switches.len()];
         let mut order: Vec<usize> = (0..topo.switches.len()).collect();
@@ -62,7 +66,7 @@ impl UpDown {
                 stride: topo.up_ports_per_level.iter().take(node.level as usize).product(),
             });
         }
-        UpDown { switches: switches.into_iter().map(|s| s.expect("every switch visited")).collect(), dmodk }
+        Some(UpDown { switches: switches.into_iter().map(|s| s.expect("every switch visited")).collect(), dmodk })
     }
 
     #[inline]

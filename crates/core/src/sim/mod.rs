@@ -102,6 +102,7 @@ pub fn resolved_config(cfg: &Config) -> ConfigResult<Config> {
     r.cc.vcs.get_or_insert(classes);
     r.cc.settings = settings?;
     r.switch.settings = Spec::of_data_vcs(&cfg.switch)?.resolved();
+    r.routing.settings = Routing::resolved(&cfg.routing, &Topology::build(&cfg.topology)?)?;
     Ok(r)
 }
 

@@ -11,6 +11,7 @@ use crate::cc::{Ctx, Mechanism, OutputView, VcClass, Verdict};
 use crate::engine::Event;
 use crate::ids::{ChannelId, Endpoint, PacketId, PortId, SwitchId, Vc};
 use crate::packet::PacketKind;
+use crate::routing::Route;
 use crate::switch::next_from;
 use crate::switch::queues::Queueing;
 

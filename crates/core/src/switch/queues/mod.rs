@@ -87,6 +87,7 @@ pub const KIND: Kind = Kind {
         "input_queues",
         "arbitration",
     ],
+    moved: &[("bypass_limit", "switch.bypass.limit")],
 };
 
 #[doc(hidden)]

@@ -1,0 +1,30 @@
+//! D-mod-K routing on fat trees (thesis Paper II §V): the up port is a digit of the
+//! destination, so every down link carries the traffic of a single destination.
+
+use super::updown::UpDown;
+use super::{Registered, Route};
+use crate::config::RoutingConfig;
+use crate::error::{ConfigError, ConfigResult};
+use crate::ids::{NodeId, PortId, SwitchId};
+use crate::plugin::NoSettings;
+use crate::rng::Stream;
+use crate::topology::Topology;
+
+pub struct Dmodk(UpDown);
+
+impl Registered for Dmodk {
+    const ABOUT: &'static str = "D-mod-K: the up port is a function of the destination, so each down link carries the traffic of one destination (thesis Paper II §V).";
+    const DOC: &'static str = "Trees only (`kary_ntree`, `fat_tree2`). No settings.\n";
+    type Settings = NoSettings;
+
+    fn build(_: NoSettings, _: &RoutingConfig, topo: &Topology) -> ConfigResult<Dmodk> {
+        UpDown::build(topo, true).map(Dmodk).ok_or_else(|| ConfigError::new("routing.algorithm", "dmodk needs a tree topology (kary_ntree or fat_tree2); use shortest_path"))
+    }
+}
+
+impl Route for Dmodk {
+    #[inline]
+    fn route(&self, sw: SwitchId, dst: NodeId, rng: &mut Stream) -> PortId {
+        self.0.route(sw, dst, rng)
+    }
+}

@@ -1,0 +1,30 @@
+//! Nearest-common-ancestor routing on fat trees (SRP paper §4: "routed up the tree using
+//! randomly assigned up channels ... then down deterministically").
+
+use super::updown::UpDown;
+use super::{Registered, Route};
+use crate::config::RoutingConfig;
+use crate::error::{ConfigError, ConfigResult};
+use crate::ids::{NodeId, PortId, SwitchId};
+use crate::plugin::NoSettings;
+use crate::rng::Stream;
+use crate::topology::Topology;
+
+pub struct Nca(UpDown);
+
+impl Registered for Nca {
+    const ABOUT: &'static str = "Nearest-common-ancestor: a random up port per packet, then deterministic down (SRP paper §4).";
+    const DOC: &'static str = "Trees only (`kary_ntree`, `fat_tree2`); `auto` picks it there. No settings.\n";
+    type Settings = NoSettings;
+
+    fn build(_: NoSettings, _: &RoutingConfig, topo: &Topology) -> ConfigResult<Nca> {
+        UpDown::build(topo, false).map(Nca).ok_or_else(|| ConfigError::new("routing.algorithm", "nca needs a tree topology (kary_ntree or fat_tree2); use shortest_path"))
+    }
+}
+
+impl Route for Nca {
+    #[inline]
+    fn route(&self, sw: SwitchId, dst: NodeId, rng: &mut Stream) -> PortId {
+        self.0.route(sw, dst, rng)
+    }
+}
