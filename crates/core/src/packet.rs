@@ -11,23 +11,9 @@ pub enum PacketKind {
     Control(u8),
 }
 
-/// Header fields that mechanisms read and rewrite (FECN/ECN marks, sequence numbers, rate fields).
-/// Their meaning belongs to the mechanism that sets them, except `CONGESTION_MARK`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CcHeader {
-    pub flags: u16,
-    pub a: u32,
-    pub b: u32,
-    pub stamp: Time,
-}
-
-/// The flag of a data packet that met congestion on its way: IB CC's FECN, the SRP paper's ECN
-/// mark, Santos' full-buffer mark. Every marking mechanism sets this one bit, so statistics count
-/// marks per traffic class (`marked`, docs/metrics.md) whatever the mechanism.
-pub const CONGESTION_MARK: u16 = 1 << 15;
-
+/// A packet with header `H`, the mechanism's own (`Mechanism::Header`).
 #[derive(Clone, Copy, Debug)]
-pub struct Packet {
+pub struct Packet<H> {
     pub src: NodeId,
     pub dst: NodeId,
     pub bytes: u32,
@@ -51,13 +37,18 @@ pub struct Packet {
     /// (past the pipeline) to its crossbar grant (SRP's "accumulated queuing time", §3). Kept
     /// for mechanisms with `Hooks::queue_head`, the hook that judges it.
     pub queued: Time,
-    pub hdr: CcHeader,
+    /// The packet met congestion on its way: IB CC's FECN, the SRP paper's ECN mark, Santos'
+    /// full-buffer mark. Every marking mechanism sets this one bit, so statistics count marks
+    /// per traffic class (`marked`, docs/metrics.md) whatever the mechanism.
+    pub marked: bool,
+    /// The mechanism's header fields.
+    pub hdr: H,
     /// Identity of a data packet, kept by its retransmissions (0 for control packets): the
     /// receiver counts a packet delivered twice once.
     pub uid: u64,
 }
 
-impl Packet {
+impl<H> Packet<H> {
     /// `queued` as of `now` for a packet waiting in an input buffer: its time there past the
     /// pipeline (`router_latency`) added.
     pub fn queued_until(&self, now: Time, router_latency: Time) -> Time {
@@ -65,14 +56,19 @@ impl Packet {
     }
 }
 
-#[derive(Default)]
-pub struct Slab {
-    packets: Vec<Packet>,
+pub struct Slab<H> {
+    packets: Vec<Packet<H>>,
     free: Vec<PacketId>,
 }
 
-impl Slab {
-    pub fn alloc(&mut self, p: Packet) -> PacketId {
+impl<H> Default for Slab<H> {
+    fn default() -> Self {
+        Slab { packets: Vec::new(), free: Vec::new() }
+    }
+}
+
+impl<H> Slab<H> {
+    pub fn alloc(&mut self, p: Packet<H>) -> PacketId {
         match self.free.pop() {
             Some(id) => {
                 self.packets[id as usize] = p;
@@ -95,12 +91,12 @@ impl Slab {
     }
 
     #[inline]
-    pub fn get(&self, id: PacketId) -> &Packet {
+    pub fn get(&self, id: PacketId) -> &Packet<H> {
         &self.packets[id as usize]
     }
 
     #[inline]
-    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet<H> {
         &mut self.packets[id as usize]
     }
 }

@@ -56,6 +56,7 @@ const EVERY_HOOK: Hooks = Hooks {
 };
 
 impl<M: Mechanism> Mechanism for Probe<M> {
+    type Header = M::Header;
     const HOOKS: Hooks = EVERY_HOOK;
     fn name(&self) -> &'static str {
         self.inner.name()
@@ -66,28 +67,28 @@ impl<M: Mechanism> Mechanism for Probe<M> {
     fn data_vc(&self) -> Vc {
         self.inner.data_vc()
     }
-    fn on_switch_arrival(&mut self, ctx: &mut Ctx, sw: SwitchId, port: PortId, pkt: &mut Packet) {
+    fn on_switch_arrival(&mut self, ctx: &mut Ctx<Self::Header>, sw: SwitchId, port: PortId, pkt: &mut Packet<Self::Header>) {
         self.inner.on_switch_arrival(ctx, sw, port, pkt);
         self.saw(Hook::SwitchArrival);
     }
-    fn at_queue_head(&mut self, ctx: &mut Ctx, sw: SwitchId, port: PortId, pkt: &Packet) -> Verdict {
+    fn at_queue_head(&mut self, ctx: &mut Ctx<Self::Header>, sw: SwitchId, port: PortId, pkt: &Packet<Self::Header>) -> Verdict {
         let v = self.inner.at_queue_head(ctx, sw, port, pkt);
         self.saw(Hook::QueueHead);
         v
     }
-    fn on_input_full(&mut self, ctx: &mut Ctx, sw: SwitchId, port: PortId, vc: Vc, contents: &[(u64, PortId)]) {
+    fn on_input_full(&mut self, ctx: &mut Ctx<Self::Header>, sw: SwitchId, port: PortId, vc: Vc, contents: &[(u64, PortId)]) {
         self.inner.on_input_full(ctx, sw, port, vc, contents);
         self.saw(Hook::InputFull);
     }
-    fn on_transmit(&mut self, ctx: &mut Ctx, sw: SwitchId, port: PortId, pkt: &mut Packet, out: OutputView) {
+    fn on_transmit(&mut self, ctx: &mut Ctx<Self::Header>, sw: SwitchId, port: PortId, pkt: &mut Packet<Self::Header>, out: OutputView) {
         self.inner.on_transmit(ctx, sw, port, pkt, out);
         self.saw(Hook::Transmit);
     }
-    fn on_message(&mut self, ctx: &mut Ctx, q: QueueView, packets: u32) {
+    fn on_message(&mut self, ctx: &mut Ctx<Self::Header>, q: QueueView, packets: u32) {
         self.inner.on_message(ctx, q, packets);
         self.saw(Hook::Message);
     }
-    fn inject_gate(&mut self, ctx: &mut Ctx, q: QueueView) -> Gate {
+    fn inject_gate(&mut self, ctx: &mut Ctx<Self::Header>, q: QueueView) -> Gate {
         let before = ctx.actions();
         let gate = self.inner.inject_gate(ctx, q);
         self.saw(Hook::InjectGate);
@@ -103,22 +104,22 @@ impl<M: Mechanism> Mechanism for Probe<M> {
         }
         gate
     }
-    fn release_queue(&mut self, ctx: &mut Ctx, q: QueueView) -> bool {
+    fn release_queue(&mut self, ctx: &mut Ctx<Self::Header>, q: QueueView) -> bool {
         self.inner.release_queue(ctx, q)
     }
-    fn on_injected(&mut self, ctx: &mut Ctx, q: QueueView, pkt: &mut Packet) {
+    fn on_injected(&mut self, ctx: &mut Ctx<Self::Header>, q: QueueView, pkt: &mut Packet<Self::Header>) {
         self.inner.on_injected(ctx, q, pkt);
         self.saw(Hook::Injected);
     }
-    fn on_deliver(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
+    fn on_deliver(&mut self, ctx: &mut Ctx<Self::Header>, node: NodeId, pkt: &Packet<Self::Header>) {
         self.inner.on_deliver(ctx, node, pkt);
         self.saw(Hook::Deliver);
     }
-    fn on_control(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
+    fn on_control(&mut self, ctx: &mut Ctx<Self::Header>, node: NodeId, pkt: &Packet<Self::Header>) {
         self.inner.on_control(ctx, node, pkt);
         self.saw(Hook::Control);
     }
-    fn on_timer(&mut self, ctx: &mut Ctx, token: u64) {
+    fn on_timer(&mut self, ctx: &mut Ctx<Self::Header>, token: u64) {
         self.inner.on_timer(ctx, token);
         self.saw(Hook::Timer);
     }
@@ -173,6 +174,7 @@ fn every_mechanism_declares_exactly_the_hooks_it_implements() {
 struct Liar;
 
 impl Mechanism for Liar {
+    type Header = ();
     const HOOKS: Hooks = Hooks::NONE;
     fn name(&self) -> &'static str {
         "liar"
@@ -180,8 +182,8 @@ impl Mechanism for Liar {
     fn vcs(&self) -> Vec<VcRole> {
         vec![VcRole::DATA]
     }
-    fn on_transmit(&mut self, _: &mut Ctx, _: SwitchId, _: PortId, pkt: &mut Packet, _: OutputView) {
-        pkt.hdr.flags |= 1;
+    fn on_transmit(&mut self, _: &mut Ctx<Self::Header>, _: SwitchId, _: PortId, pkt: &mut Packet<Self::Header>, _: OutputView) {
+        pkt.marked = true;
     }
 }
 

@@ -8,7 +8,7 @@ use lossless_core::cc::registry::{build, Registered, Settings};
 use lossless_core::cc::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, VcRole, Verdict};
 use lossless_core::error::{ConfigError, ConfigResult};
 use lossless_core::ids::{NodeId, PortId, SwitchId};
-use lossless_core::packet::{CcHeader, Packet};
+use lossless_core::packet::Packet;
 use lossless_core::time::Time;
 use lossless_core::{Config, Sim, Summary};
 use rustc_hash::FxHashMap;
@@ -60,6 +60,7 @@ impl Registered for Window {
 }
 
 impl Mechanism for Window {
+    type Header = ();
     const HOOKS: Hooks = Hooks { inject_gate: true, injected: true, deliver: true, control: true, ..Hooks::NONE };
     fn name(&self) -> &'static str {
         "window"
@@ -70,21 +71,21 @@ impl Mechanism for Window {
     fn data_vc(&self) -> u8 {
         1
     }
-    fn inject_gate(&mut self, _: &mut Ctx, q: QueueView) -> Gate {
+    fn inject_gate(&mut self, _: &mut Ctx<Self::Header>, q: QueueView) -> Gate {
         match self.outstanding.get(&(q.src, q.dst)) {
             Some(&n) if n >= self.window => Gate::Hold,
             _ => Gate::Now(1),
         }
     }
-    fn on_injected(&mut self, _: &mut Ctx, q: QueueView, _: &mut Packet) {
+    fn on_injected(&mut self, _: &mut Ctx<Self::Header>, q: QueueView, _: &mut Packet<Self::Header>) {
         let n = self.outstanding.entry((q.src, q.dst)).or_default();
         *n += 1;
         self.most = self.most.max(*n);
     }
-    fn on_deliver(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
-        ctx.send_control(node, pkt.src, 0, 1, CcHeader::default());
+    fn on_deliver(&mut self, ctx: &mut Ctx<Self::Header>, node: NodeId, pkt: &Packet<Self::Header>) {
+        ctx.send_control(node, pkt.src, 0, 1, ());
     }
-    fn on_control(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
+    fn on_control(&mut self, ctx: &mut Ctx<Self::Header>, node: NodeId, pkt: &Packet<Self::Header>) {
         *self.outstanding.get_mut(&(node, pkt.src)).expect("an ACK answers a packet sent") -= 1;
         ctx.wake_nic(node);
     }
@@ -156,9 +157,14 @@ struct AckAndMark {
     transmits_at_spines: u64,
 }
 
-const SPINE_MARK: u16 = 1;
+/// A header of one field: set on data packets sent by a spine, echoed by their ACKs.
+#[derive(Clone, Copy, Debug, Default)]
+struct SpineMark {
+    spine: bool,
+}
 
 impl Mechanism for AckAndMark {
+    type Header = SpineMark;
     const HOOKS: Hooks = Hooks { deliver: true, control: true, transmit: true, ..Hooks::NONE };
     fn name(&self) -> &'static str {
         "ack-and-mark"
@@ -169,19 +175,19 @@ impl Mechanism for AckAndMark {
     fn data_vc(&self) -> u8 {
         1
     }
-    fn on_transmit(&mut self, _: &mut Ctx, sw: SwitchId, _: PortId, pkt: &mut Packet, _: OutputView) {
+    fn on_transmit(&mut self, _: &mut Ctx<Self::Header>, sw: SwitchId, _: PortId, pkt: &mut Packet<Self::Header>, _: OutputView) {
         // Switches 16..32 are the spines of the 16-ary 2-tree.
         if sw >= 16 && pkt.vc == 1 {
-            pkt.hdr.flags |= SPINE_MARK;
+            pkt.hdr.spine = true;
             self.transmits_at_spines += 1;
         }
     }
-    fn on_deliver(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
-        ctx.send_control(node, pkt.src, 0, 1, CcHeader { flags: pkt.hdr.flags, ..Default::default() });
+    fn on_deliver(&mut self, ctx: &mut Ctx<Self::Header>, node: NodeId, pkt: &Packet<Self::Header>) {
+        ctx.send_control(node, pkt.src, 0, 1, pkt.hdr);
     }
-    fn on_control(&mut self, _: &mut Ctx, _: NodeId, pkt: &Packet) {
+    fn on_control(&mut self, _: &mut Ctx<Self::Header>, _: NodeId, pkt: &Packet<Self::Header>) {
         self.acks += 1;
-        self.marked_acks += (pkt.hdr.flags & SPINE_MARK != 0) as u64;
+        self.marked_acks += pkt.hdr.spine as u64;
     }
 }
 
@@ -207,6 +213,7 @@ struct Pacer {
 }
 
 impl Mechanism for Pacer {
+    type Header = ();
     const HOOKS: Hooks = Hooks { inject_gate: true, injected: true, ..Hooks::NONE };
     fn name(&self) -> &'static str {
         "pacer"
@@ -214,13 +221,13 @@ impl Mechanism for Pacer {
     fn vcs(&self) -> Vec<VcRole> {
         vec![VcRole::DATA]
     }
-    fn inject_gate(&mut self, ctx: &mut Ctx, q: QueueView) -> Gate {
+    fn inject_gate(&mut self, ctx: &mut Ctx<Self::Header>, q: QueueView) -> Gate {
         match self.next.get(&q.qp) {
             Some(&t) if t > ctx.now() => Gate::At(t),
             _ => Gate::Now(0),
         }
     }
-    fn on_injected(&mut self, ctx: &mut Ctx, q: QueueView, _: &mut Packet) {
+    fn on_injected(&mut self, ctx: &mut Ctx<Self::Header>, q: QueueView, _: &mut Packet<Self::Header>) {
         self.next.insert(q.qp, ctx.now() + self.gap);
     }
 }
@@ -244,6 +251,7 @@ struct Dropper {
 }
 
 impl Mechanism for Dropper {
+    type Header = ();
     const HOOKS: Hooks = Hooks { queue_head: true, timer: true, message: true, ..Hooks::NONE };
     fn name(&self) -> &'static str {
         "dropper"
@@ -251,16 +259,16 @@ impl Mechanism for Dropper {
     fn vcs(&self) -> Vec<VcRole> {
         vec![VcRole::DATA]
     }
-    fn on_message(&mut self, ctx: &mut Ctx, _: QueueView, _: u32) {
+    fn on_message(&mut self, ctx: &mut Ctx<Self::Header>, _: QueueView, _: u32) {
         if self.timer_fired == 0 {
             ctx.set_timer(ctx.now() + 1_000, 7);
         }
     }
-    fn on_timer(&mut self, _: &mut Ctx, token: u64) {
+    fn on_timer(&mut self, _: &mut Ctx<Self::Header>, token: u64) {
         assert_eq!(token, 7);
         self.timer_fired += 1;
     }
-    fn at_queue_head(&mut self, _: &mut Ctx, sw: SwitchId, _: PortId, _: &Packet) -> Verdict {
+    fn at_queue_head(&mut self, _: &mut Ctx<Self::Header>, sw: SwitchId, _: PortId, _: &Packet<Self::Header>) -> Verdict {
         if sw >= 16 {
             return Verdict::Keep;
         }
@@ -296,6 +304,7 @@ struct QueuingBudget {
 }
 
 impl Mechanism for QueuingBudget {
+    type Header = ();
     const HOOKS: Hooks = Hooks { queue_head: true, deliver: true, ..Hooks::NONE };
     fn name(&self) -> &'static str {
         "queuing-budget"
@@ -303,7 +312,7 @@ impl Mechanism for QueuingBudget {
     fn vcs(&self) -> Vec<VcRole> {
         vec![VcRole::DATA]
     }
-    fn at_queue_head(&mut self, ctx: &mut Ctx, _: SwitchId, _: PortId, pkt: &Packet) -> Verdict {
+    fn at_queue_head(&mut self, ctx: &mut Ctx<Self::Header>, _: SwitchId, _: PortId, pkt: &Packet<Self::Header>) -> Verdict {
         let queued = pkt.queued_until(ctx.now(), self.router_latency);
         match (queued > self.budget, self.recheck) {
             (true, _) => Verdict::Drop,
@@ -311,7 +320,7 @@ impl Mechanism for QueuingBudget {
             (false, false) => Verdict::Keep,
         }
     }
-    fn on_deliver(&mut self, _: &mut Ctx, _: NodeId, pkt: &Packet) {
+    fn on_deliver(&mut self, _: &mut Ctx<Self::Header>, _: NodeId, pkt: &Packet<Self::Header>) {
         self.most_queued_delivered = self.most_queued_delivered.max(pkt.queued);
     }
 }
@@ -339,6 +348,7 @@ struct LowToD2;
 const D2: NodeId = 2;
 
 impl Mechanism for LowToD2 {
+    type Header = ();
     const HOOKS: Hooks = Hooks { inject_gate: true, ..Hooks::NONE };
     fn name(&self) -> &'static str {
         "low-to-d2"
@@ -349,7 +359,7 @@ impl Mechanism for LowToD2 {
     fn data_vc(&self) -> u8 {
         0
     }
-    fn inject_gate(&mut self, _: &mut Ctx, v: QueueView) -> Gate {
+    fn inject_gate(&mut self, _: &mut Ctx<Self::Header>, v: QueueView) -> Gate {
         Gate::Now(if v.dst == D2 { 1 } else { 0 })
     }
 }
@@ -397,12 +407,13 @@ fn the_nic_injects_low_priority_packets_only_into_slots_data_leaves() {
 /// queue's head message. Records when the copy goes.
 #[derive(Default)]
 struct ResendFirst {
-    first: Option<(NodeId, u32, Packet)>,
+    first: Option<(NodeId, u32, Packet<()>)>,
     resent_at: Time,
     injected_again_at: Option<Time>,
 }
 
 impl Mechanism for ResendFirst {
+    type Header = ();
     const HOOKS: Hooks = Hooks { injected: true, timer: true, ..Hooks::NONE };
     fn name(&self) -> &'static str {
         "resend-first"
@@ -410,7 +421,7 @@ impl Mechanism for ResendFirst {
     fn vcs(&self) -> Vec<VcRole> {
         vec![VcRole::DATA]
     }
-    fn on_injected(&mut self, ctx: &mut Ctx, q: QueueView, pkt: &mut Packet) {
+    fn on_injected(&mut self, ctx: &mut Ctx<Self::Header>, q: QueueView, pkt: &mut Packet<Self::Header>) {
         if self.first.is_some_and(|(_, _, first)| first.uid == pkt.uid) {
             self.injected_again_at.get_or_insert(ctx.now());
         } else if self.first.is_none() {
@@ -419,7 +430,7 @@ impl Mechanism for ResendFirst {
             ctx.set_timer(ctx.now() + 20_000_000, 0);
         }
     }
-    fn on_timer(&mut self, ctx: &mut Ctx, _: u64) {
+    fn on_timer(&mut self, ctx: &mut Ctx<Self::Header>, _: u64) {
         let (node, qp, pkt) = self.first.expect("set with the timer");
         self.resent_at = ctx.now();
         ctx.retransmit(node, qp, pkt);

@@ -6,34 +6,35 @@
 
 use crate::engine::{Event, EventQueue};
 use crate::ids::{NodeId, PacketId, QpId, SwitchId, Vc};
-use crate::packet::{CcHeader, Packet, PacketKind, Slab};
+use crate::packet::{Packet, PacketKind, Slab};
 use crate::rng::Stream;
 use crate::time::Time;
 use std::collections::VecDeque;
 
 /// An action on another entity, carried out after the current event.
 #[derive(Clone, Copy, Debug)]
-pub enum Deferred {
+pub enum Deferred<H> {
     /// Switch `sw` sends control packet `pkt` through its local input.
     SwitchControl { sw: SwitchId, pkt: PacketId },
     /// Send queue `qp` of `node` sends `pkt` again, before its new packets.
-    Retransmit { node: NodeId, qp: QpId, pkt: Packet },
+    Retransmit { node: NodeId, qp: QpId, pkt: Packet<H> },
 }
 
-pub struct Ctx<'a> {
+/// A hook's view of the network, for a mechanism whose packets carry header `H`.
+pub struct Ctx<'a, H> {
     pub(crate) now: Time,
     pub(crate) events: &'a mut EventQueue,
-    pub(crate) slab: &'a mut Slab,
+    pub(crate) slab: &'a mut Slab<H>,
     /// Per-NIC queues of control packets waiting for injection (they go before data).
     pub(crate) control_queues: &'a mut [VecDeque<PacketId>],
     pub(crate) control_bytes: u32,
     pub(crate) rng: &'a mut Stream,
     pub(crate) control_sent: &'a mut u64,
-    pub(crate) deferred: &'a mut Vec<Deferred>,
+    pub(crate) deferred: &'a mut Vec<Deferred<H>>,
     pub(crate) copies: &'a mut crate::nic::Copies,
 }
 
-impl Ctx<'_> {
+impl<H> Ctx<'_, H> {
     pub fn now(&self) -> Time {
         self.now
     }
@@ -50,7 +51,7 @@ impl Ctx<'_> {
         self.rng
     }
 
-    fn control_packet(&mut self, from: NodeId, to: NodeId, vc: Vc, kind: u8, hdr: CcHeader) -> PacketId {
+    fn control_packet(&mut self, from: NodeId, to: NodeId, vc: Vc, kind: u8, hdr: H) -> PacketId {
         *self.control_sent += 1;
         self.slab.alloc(Packet {
             src: from,
@@ -67,6 +68,7 @@ impl Ctx<'_> {
             tail_in: 0,
             queued: 0,
             out_port: 0,
+            marked: false,
             hdr,
             uid: 0,
         })
@@ -74,7 +76,7 @@ impl Ctx<'_> {
 
     /// Queues a control packet of subtype `kind` from NIC `from` to NIC `to` on `vc`. Control
     /// packets are injected before data packets, in the order they were queued.
-    pub fn send_control(&mut self, from: NodeId, to: NodeId, vc: Vc, kind: u8, hdr: CcHeader) {
+    pub fn send_control(&mut self, from: NodeId, to: NodeId, vc: Vc, kind: u8, hdr: H) {
         let id = self.control_packet(from, to, vc, kind, hdr);
         self.control_queues[from as usize].push_back(id);
         self.events.push(self.now, Event::NicWake { node: from });
@@ -83,7 +85,7 @@ impl Ctx<'_> {
     /// Switch `sw` sends a control packet of subtype `kind` to NIC `to` on `vc` (SRP's NACK,
     /// §6.6: "transforming the head flit of the dropped packet into a NACK"). Its `src` field
     /// is `to` (a switch has no host id); mechanisms put what they need in `hdr`.
-    pub fn send_control_from_switch(&mut self, sw: SwitchId, to: NodeId, vc: Vc, kind: u8, hdr: CcHeader) {
+    pub fn send_control_from_switch(&mut self, sw: SwitchId, to: NodeId, vc: Vc, kind: u8, hdr: H) {
         let pkt = self.control_packet(to, to, vc, kind, hdr);
         self.deferred.push(Deferred::SwitchControl { sw, pkt });
     }
@@ -91,7 +93,7 @@ impl Ctx<'_> {
     /// Hands `pkt` back to send queue `qp` of `node` to be sent again (with its original
     /// creation time, so its latency counts from then). The queue must not have been released.
     /// If the original may still arrive, track it first (`track_copies`).
-    pub fn retransmit(&mut self, node: NodeId, qp: QpId, pkt: Packet) {
+    pub fn retransmit(&mut self, node: NodeId, qp: QpId, pkt: Packet<H>) {
         self.copies.resent(pkt.uid);
         self.deferred.push(Deferred::Retransmit { node, qp, pkt });
     }

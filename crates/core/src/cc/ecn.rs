@@ -17,7 +17,7 @@
 use super::{throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, Registered, Settings, VcRole, CONTROL_AND_DATA_VCS};
 use crate::config::Config;
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
-use crate::packet::{CcHeader, Packet, PacketKind, CONGESTION_MARK};
+use crate::packet::{Packet, PacketKind};
 use crate::time::{ps_from_ns, Time, NEVER};
 use rustc_hash::FxHashMap;
 use crate::config::limits::{span_ns, time_ns};
@@ -135,6 +135,8 @@ impl EcnIpd {
 }
 
 impl Mechanism for EcnIpd {
+    /// Marks are `Packet::marked`; a notification carries nothing else.
+    type Header = ();
     const HOOKS: Hooks = Hooks { transmit: true, inject_gate: true, injected: true, deliver: true, control: true, ..Hooks::NONE };
     const GATE_ONLY_READS: bool = true;
 
@@ -150,24 +152,24 @@ impl Mechanism for EcnIpd {
         DATA_VC
     }
 
-    fn on_transmit(&mut self, _: &mut Ctx, _: SwitchId, _: PortId, pkt: &mut Packet, out: OutputView) {
+    fn on_transmit(&mut self, _: &mut Ctx<()>, _: SwitchId, _: PortId, pkt: &mut Packet<()>, out: OutputView) {
         if pkt.kind == PacketKind::Data
             && out.queued_bytes as f64 > self.threshold_bytes
             && out.downstream_credits >= self.data_bytes
-            && pkt.hdr.flags & CONGESTION_MARK == 0
+            && !pkt.marked
         {
-            pkt.hdr.flags |= CONGESTION_MARK;
+            pkt.marked = true;
             self.marks += 1;
         }
     }
 
-    fn on_deliver(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
-        if pkt.hdr.flags & CONGESTION_MARK != 0 {
-            ctx.send_control(node, pkt.src, CONTROL_VC, NOTIFICATION, CcHeader::default());
+    fn on_deliver(&mut self, ctx: &mut Ctx<()>, node: NodeId, pkt: &Packet<()>) {
+        if pkt.marked {
+            ctx.send_control(node, pkt.src, CONTROL_VC, NOTIFICATION, ());
         }
     }
 
-    fn on_control(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
+    fn on_control(&mut self, ctx: &mut Ctx<()>, node: NodeId, pkt: &Packet<()>) {
         if pkt.kind != PacketKind::Control(NOTIFICATION) {
             return;
         }
@@ -178,7 +180,7 @@ impl Mechanism for EcnIpd {
         self.throttled.insert((node, pkt.src), Throttle { ipd: ipd.saturating_add(self.ipd_inc).min(NEVER), since: now, last_end });
     }
 
-    fn inject_gate(&mut self, ctx: &mut Ctx, q: QueueView) -> Gate {
+    fn inject_gate(&mut self, ctx: &mut Ctx<()>, q: QueueView) -> Gate {
         let now = ctx.now();
         match self.throttled.get(&(q.src, q.dst)) {
             Some(t) => Gate::not_before(self.earliest(t, now), now, DATA_VC),
@@ -186,7 +188,7 @@ impl Mechanism for EcnIpd {
         }
     }
 
-    fn on_injected(&mut self, ctx: &mut Ctx, q: QueueView, pkt: &mut Packet) {
+    fn on_injected(&mut self, ctx: &mut Ctx<()>, q: QueueView, pkt: &mut Packet<()>) {
         let now = ctx.now();
         if let Some(t) = self.throttled.get(&(q.src, q.dst)).copied() {
             if self.ipd_at(&t, now) == 0 {

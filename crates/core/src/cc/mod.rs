@@ -54,6 +54,10 @@ impl VcRole {
     }
 }
 
+/// The largest `Mechanism::Header`, in bytes: a header of four words (the engine's packets were
+/// sized around it).
+pub const MAX_HEADER_BYTES: usize = 24;
+
 /// Which hooks a mechanism uses; the engine does not even prepare the arguments of the others.
 /// Mechanisms write `Hooks { transmit: true, ..Hooks::NONE }`.
 #[derive(Clone, Copy, Debug, Default)]
@@ -164,6 +168,11 @@ pub struct QueueView {
 }
 
 pub trait Mechanism {
+    /// The mechanism's packet header: its own fields, by name (whether a packet met congestion
+    /// is `Packet::marked`, shared by all). At most `MAX_HEADER_BYTES`, so that packets stay the
+    /// size they are on the hot path.
+    type Header: Copy + Default + std::fmt::Debug;
+
     /// The hooks this mechanism implements.
     const HOOKS: Hooks;
 
@@ -187,14 +196,14 @@ pub trait Mechanism {
     }
 
     /// A packet's head arrived at switch input `port` (timestamp it, count it).
-    fn on_switch_arrival(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _pkt: &mut Packet) {
+    fn on_switch_arrival(&mut self, _ctx: &mut Ctx<Self::Header>, _sw: SwitchId, _port: PortId, _pkt: &mut Packet<Self::Header>) {
         audit::default_ran(Hook::SwitchArrival)
     }
 
     /// A packet reached the head of its input queue and is about to compete for the crossbar,
     /// or is still waiting there at the time an earlier `Verdict::Recheck` named. The same
     /// packet may be asked several times, so the answer depends on the time, not on a count.
-    fn at_queue_head(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _pkt: &Packet) -> Verdict {
+    fn at_queue_head(&mut self, _ctx: &mut Ctx<Self::Header>, _sw: SwitchId, _port: PortId, _pkt: &Packet<Self::Header>) -> Verdict {
         audit::default_ran(Hook::QueueHead);
         Verdict::Keep
     }
@@ -202,22 +211,22 @@ pub trait Mechanism {
     /// Input buffer (port, VC) became full: an arrival's tail is in, no room is left for
     /// another data packet, and no packet of it is leaving across the crossbar (buffers fill
     /// flit by flit). `contents` lists the data packets it holds, as (uid, output port).
-    fn on_input_full(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _vc: Vc, _contents: &[(u64, PortId)]) {
+    fn on_input_full(&mut self, _ctx: &mut Ctx<Self::Header>, _sw: SwitchId, _port: PortId, _vc: Vc, _contents: &[(u64, PortId)]) {
         audit::default_ran(Hook::InputFull)
     }
 
     /// A packet starts leaving switch output `port` (read and rewrite header fields).
-    fn on_transmit(&mut self, _ctx: &mut Ctx, _sw: SwitchId, _port: PortId, _pkt: &mut Packet, _out: OutputView) {
+    fn on_transmit(&mut self, _ctx: &mut Ctx<Self::Header>, _sw: SwitchId, _port: PortId, _pkt: &mut Packet<Self::Header>, _out: OutputView) {
         audit::default_ran(Hook::Transmit)
     }
 
     /// A message entered a send queue.
-    fn on_message(&mut self, _ctx: &mut Ctx, _q: QueueView, _packets: u32) {
+    fn on_message(&mut self, _ctx: &mut Ctx<Self::Header>, _q: QueueView, _packets: u32) {
         audit::default_ran(Hook::Message)
     }
 
     /// May this send queue inject its next data packet now, and on which VC?
-    fn inject_gate(&mut self, _ctx: &mut Ctx, _q: QueueView) -> Gate {
+    fn inject_gate(&mut self, _ctx: &mut Ctx<Self::Header>, _q: QueueView) -> Gate {
         audit::default_ran(Hook::InjectGate);
         Gate::Now(self.data_vc())
     }
@@ -226,27 +235,27 @@ pub trait Mechanism {
     /// serve another destination); a mechanism that still needs per-queue state (a CCTI, a
     /// pending reservation) returns false and is asked again the next time the queue empties.
     /// Recycling keeps memory proportional to active queues, not to pairs ever used.
-    fn release_queue(&mut self, _ctx: &mut Ctx, _q: QueueView) -> bool {
+    fn release_queue(&mut self, _ctx: &mut Ctx<Self::Header>, _q: QueueView) -> bool {
         true
     }
 
     /// A data packet was just injected (stamp header fields, start timers).
-    fn on_injected(&mut self, _ctx: &mut Ctx, _q: QueueView, _pkt: &mut Packet) {
+    fn on_injected(&mut self, _ctx: &mut Ctx<Self::Header>, _q: QueueView, _pkt: &mut Packet<Self::Header>) {
         audit::default_ran(Hook::Injected)
     }
 
     /// A data packet was delivered at its destination NIC `node` (answer: ACK, CNP, grant...).
-    fn on_deliver(&mut self, _ctx: &mut Ctx, _node: NodeId, _pkt: &Packet) {
+    fn on_deliver(&mut self, _ctx: &mut Ctx<Self::Header>, _node: NodeId, _pkt: &Packet<Self::Header>) {
         audit::default_ran(Hook::Deliver)
     }
 
     /// A control packet was delivered at NIC `node`.
-    fn on_control(&mut self, _ctx: &mut Ctx, _node: NodeId, _pkt: &Packet) {
+    fn on_control(&mut self, _ctx: &mut Ctx<Self::Header>, _node: NodeId, _pkt: &Packet<Self::Header>) {
         audit::default_ran(Hook::Control)
     }
 
     /// A timer set through [`Ctx::set_timer`] fired.
-    fn on_timer(&mut self, _ctx: &mut Ctx, _token: u64) {
+    fn on_timer(&mut self, _ctx: &mut Ctx<Self::Header>, _token: u64) {
         audit::default_ran(Hook::Timer)
     }
 

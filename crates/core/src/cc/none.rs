@@ -18,6 +18,7 @@ impl Registered for NoCc {
 }
 
 impl Mechanism for NoCc {
+    type Header = ();
     const HOOKS: Hooks = Hooks::NONE;
 
     fn name(&self) -> &'static str {

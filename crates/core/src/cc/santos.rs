@@ -17,7 +17,7 @@
 use super::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, Registered, Settings, VcRole, CONTROL_AND_DATA_VCS};
 use crate::config::Config;
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
-use crate::packet::{CcHeader, Packet, PacketKind, CONGESTION_MARK};
+use crate::packet::{Packet, PacketKind};
 use crate::time::{ps, Time};
 use rustc_hash::{FxHashMap, FxHashSet};
 use crate::config::limits;
@@ -113,6 +113,13 @@ const CONTROL_VC: Vc = 0;
 const DATA_VC: Vc = 1;
 /// Control packet subtype.
 const ACK: u8 = 1;
+
+/// Santos' ACK: the mark of the data packet it acknowledges, echoed (§IV); data packets carry
+/// their own mark as `Packet::marked`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SantosHeader {
+    pub marked: bool,
+}
 
 pub struct Santos {
     cfg: SantosConfig,
@@ -236,6 +243,7 @@ impl Santos {
 }
 
 impl Mechanism for Santos {
+    type Header = SantosHeader;
     const HOOKS: Hooks =
         Hooks { switch_arrival: true, input_full: true, transmit: true, inject_gate: true, injected: true, deliver: true, control: true, ..Hooks::NONE };
     const GATE_ONLY_READS: bool = true;
@@ -252,13 +260,13 @@ impl Mechanism for Santos {
         DATA_VC
     }
 
-    fn on_switch_arrival(&mut self, _: &mut Ctx, sw: SwitchId, _: PortId, pkt: &mut Packet) {
+    fn on_switch_arrival(&mut self, _: &mut Ctx<SantosHeader>, sw: SwitchId, _: PortId, pkt: &mut Packet<SantosHeader>) {
         if pkt.kind == PacketKind::Data {
             *self.waiting.entry((sw, pkt.out_port)).or_insert(0) += 1;
         }
     }
 
-    fn on_input_full(&mut self, _: &mut Ctx, sw: SwitchId, _: PortId, _: Vc, contents: &[(u64, PortId)]) {
+    fn on_input_full(&mut self, _: &mut Ctx<SantosHeader>, sw: SwitchId, _: PortId, _: Vc, contents: &[(u64, PortId)]) {
         match self.cfg.marking {
             SantosMarking::Counters => {
                 for &(_, out) in contents {
@@ -270,7 +278,7 @@ impl Mechanism for Santos {
         }
     }
 
-    fn on_transmit(&mut self, _: &mut Ctx, sw: SwitchId, port: PortId, pkt: &mut Packet, _: OutputView) {
+    fn on_transmit(&mut self, _: &mut Ctx<SantosHeader>, sw: SwitchId, port: PortId, pkt: &mut Packet<SantosHeader>, _: OutputView) {
         if pkt.kind != PacketKind::Data {
             return;
         }
@@ -279,24 +287,23 @@ impl Mechanism for Santos {
             SantosMarking::Counters => by_counter,
             SantosMarking::FullBuffer => self.marked_uids.remove(&pkt.uid),
         };
-        if mark && pkt.hdr.flags & CONGESTION_MARK == 0 {
-            pkt.hdr.flags |= CONGESTION_MARK;
+        if mark && !pkt.marked {
+            pkt.marked = true;
             self.marks += 1;
         }
     }
 
-    fn on_deliver(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
-        let hdr = CcHeader { flags: pkt.hdr.flags & CONGESTION_MARK, ..CcHeader::default() };
-        ctx.send_control(node, pkt.src, CONTROL_VC, ACK, hdr);
+    fn on_deliver(&mut self, ctx: &mut Ctx<SantosHeader>, node: NodeId, pkt: &Packet<SantosHeader>) {
+        ctx.send_control(node, pkt.src, CONTROL_VC, ACK, SantosHeader { marked: pkt.marked });
     }
 
-    fn on_control(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
+    fn on_control(&mut self, ctx: &mut Ctx<SantosHeader>, node: NodeId, pkt: &Packet<SantosHeader>) {
         if pkt.kind != PacketKind::Control(ACK) {
             return;
         }
         let key = (node, pkt.src);
         let Some(mut f) = self.flows.get(&key).copied() else { return };
-        let marked = pkt.hdr.flags & CONGESTION_MARK != 0;
+        let marked = pkt.hdr.marked;
         self.marked_acks += u64::from(marked);
         f.rate = if marked { self.decrease(f.rate) } else { self.increase(f.rate) };
         f.outstanding -= 1;
@@ -308,7 +315,7 @@ impl Mechanism for Santos {
         ctx.wake_nic(node);
     }
 
-    fn inject_gate(&mut self, ctx: &mut Ctx, q: QueueView) -> Gate {
+    fn inject_gate(&mut self, ctx: &mut Ctx<SantosHeader>, q: QueueView) -> Gate {
         let Some(f) = self.flows.get(&(q.src, q.dst)) else { return Gate::Now(DATA_VC) };
         if f.outstanding >= self.cfg.window_packets {
             return Gate::Hold;
@@ -317,7 +324,7 @@ impl Mechanism for Santos {
         Gate::not_before(f.last_start + gap, ctx.now(), DATA_VC)
     }
 
-    fn on_injected(&mut self, ctx: &mut Ctx, q: QueueView, pkt: &mut Packet) {
+    fn on_injected(&mut self, ctx: &mut Ctx<SantosHeader>, q: QueueView, pkt: &mut Packet<SantosHeader>) {
         let rate = self.cfg.initial_rate;
         let f = self.flows.entry((q.src, q.dst)).or_insert(Flow { rate, outstanding: 0, last_start: 0, last_ser: 0, ended: false });
         f.outstanding += 1;
@@ -326,7 +333,7 @@ impl Mechanism for Santos {
         f.ended = false;
     }
 
-    fn release_queue(&mut self, _: &mut Ctx, q: QueueView) -> bool {
+    fn release_queue(&mut self, _: &mut Ctx<SantosHeader>, q: QueueView) -> bool {
         if let Some(f) = self.flows.get_mut(&(q.src, q.dst)) {
             if f.outstanding == 0 && !self.cfg.persistent {
                 self.flows.remove(&(q.src, q.dst));

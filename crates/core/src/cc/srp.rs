@@ -30,7 +30,7 @@
 use super::{Ctx, Gate, Hooks, Mechanism, QueueView, Registered, Settings, VcClass, VcRole, Verdict};
 use crate::config::Config;
 use crate::ids::{NodeId, PortId, QpId, SwitchId, Vc};
-use crate::packet::{CcHeader, Packet, PacketKind};
+use crate::packet::{Packet, PacketKind};
 use crate::time::{ps, ps_from_ns, Rate, Time};
 use crate::config::limits::{in_range, span_ns};
 use crate::error::{ConfigError, ConfigResult};
@@ -88,9 +88,23 @@ const GRANT: u8 = 2;
 const ACK: u8 = 3;
 const NACK: u8 = 4;
 
-// Data packet flags. A speculative packet carries its sequence number in `hdr.b`.
-const SPECULATIVE: u16 = 1;
-const RETRANSMITTED: u16 = 2;
+/// SRP's header fields (§3, §6.6), by packet.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SrpHeader {
+    /// A data packet sent under its reservation, bypassing reservation, or resent.
+    #[default]
+    Plain,
+    /// A speculative data packet, numbered within its send queue so that its ACK or NACK finds
+    /// the retained copy.
+    Speculative { seq: u32 },
+    /// Send queue `qp` reserves `packets` at the destination for its chunk `chunk`.
+    Reservation { qp: QpId, chunk: u32, packets: u32 },
+    /// The destination's answer to a reservation: the chunk may start at `start`.
+    Grant { qp: QpId, chunk: u32, start: Time },
+    /// The answer to speculative packet `seq` of send queue `qp`: delivered (ACK) or dropped
+    /// (NACK).
+    Answer { qp: QpId, seq: u32 },
+}
 
 pub struct Srp {
     epsilon: f64,
@@ -138,7 +152,7 @@ struct Queue {
     next_seq: u32,
     /// Speculative packets not yet ACKed or NACKed, by sequence number, and whether a copy was
     /// already resent (in-order mode, fast retransmit).
-    retained: Vec<(u32, Packet, bool)>,
+    retained: Vec<(u32, Packet<SrpHeader>, bool)>,
     /// The gate's last decision, which the packet injected next follows.
     kind: Kind,
 }
@@ -202,7 +216,7 @@ impl Srp {
     }
 
     /// Ends the reservation once all its packets are out and none is unanswered.
-    fn try_close(&mut self, ctx: &mut Ctx, node: NodeId, qp: QpId) {
+    fn try_close(&mut self, ctx: &mut Ctx<SrpHeader>, node: NodeId, qp: QpId) {
         let q = self.queue(qp);
         if q.chunk.as_ref().is_some_and(|c| c.sent == c.n && c.unanswered == 0 && c.to_resend == 0) {
             q.chunk = None;
@@ -212,12 +226,12 @@ impl Srp {
 
     /// Resends a copy of every unanswered speculative packet of `qp` not resent yet (§3 in-order
     /// mode, §6.1 fast retransmit). The originals stay unanswered until their ACK or NACK.
-    fn resend_outstanding(&mut self, ctx: &mut Ctx, node: NodeId, qp: QpId) {
+    fn resend_outstanding(&mut self, ctx: &mut Ctx<SrpHeader>, node: NodeId, qp: QpId) {
         let q = self.queue(qp);
         let mut copies = Vec::new();
         for (_, pkt, resent) in q.retained.iter_mut().filter(|(_, _, r)| !*r) {
             *resent = true;
-            copies.push(Packet { hdr: CcHeader { flags: RETRANSMITTED, ..Default::default() }, ..*pkt });
+            copies.push(Packet { hdr: SrpHeader::Plain, ..*pkt });
         }
         if let Some(c) = q.chunk.as_mut() {
             c.to_resend += copies.len() as u32;
@@ -229,11 +243,12 @@ impl Srp {
     }
 }
 
-fn is_speculative(pkt: &Packet) -> bool {
-    pkt.kind == PacketKind::Data && pkt.hdr.flags & SPECULATIVE != 0
+fn is_speculative(pkt: &Packet<SrpHeader>) -> bool {
+    matches!(pkt.hdr, SrpHeader::Speculative { .. })
 }
 
 impl Mechanism for Srp {
+    type Header = SrpHeader;
     const HOOKS: Hooks = Hooks { queue_head: true, inject_gate: true, injected: true, deliver: true, control: true, ..Hooks::NONE };
 
     fn name(&self) -> &'static str {
@@ -253,7 +268,7 @@ impl Mechanism for Srp {
         DATA_VC
     }
 
-    fn at_queue_head(&mut self, ctx: &mut Ctx, sw: SwitchId, _: PortId, pkt: &Packet) -> Verdict {
+    fn at_queue_head(&mut self, ctx: &mut Ctx<SrpHeader>, sw: SwitchId, _: PortId, pkt: &Packet<SrpHeader>) -> Verdict {
         if !is_speculative(pkt) {
             return Verdict::Keep;
         }
@@ -263,12 +278,12 @@ impl Mechanism for Srp {
             return Verdict::Recheck(ctx.now() + (self.ttw - queued) + 1);
         }
         self.c.speculative_dropped += 1;
-        let hdr = CcHeader { a: pkt.hdr.b, b: pkt.qp, ..Default::default() };
-        ctx.send_control_from_switch(sw, pkt.src, REPLY_VC, NACK, hdr);
+        let SrpHeader::Speculative { seq } = pkt.hdr else { unreachable!("only speculative packets are dropped") };
+        ctx.send_control_from_switch(sw, pkt.src, REPLY_VC, NACK, SrpHeader::Answer { qp: pkt.qp, seq });
         Verdict::Drop
     }
 
-    fn inject_gate(&mut self, ctx: &mut Ctx, v: QueueView) -> Gate {
+    fn inject_gate(&mut self, ctx: &mut Ctx<SrpHeader>, v: QueueView) -> Gate {
         let now = ctx.now();
         let (n_min, n_max, in_order) = (self.n_min, self.n_max, self.in_order);
         let q = self.queue(v.qp);
@@ -291,8 +306,7 @@ impl Mechanism for Srp {
             q.next_chunk = q.next_chunk.wrapping_add(1);
             q.chunk =
                 Some(Chunk { id, n, sent: 0, reserved_at: now, start: None, speculation_over: false, unanswered: 0, to_resend: 0, resent_at_start: false });
-            let hdr = CcHeader { a: n, b: v.qp, stamp: id as Time, ..Default::default() };
-            ctx.send_control(v.src, v.dst, RESERVATION_VC, RESERVATION, hdr);
+            ctx.send_control(v.src, v.dst, RESERVATION_VC, RESERVATION, SrpHeader::Reservation { qp: v.qp, chunk: id, packets: n });
             self.c.reservations += 1;
         }
         let q = self.queue(v.qp);
@@ -320,7 +334,7 @@ impl Mechanism for Srp {
         }
     }
 
-    fn on_injected(&mut self, ctx: &mut Ctx, v: QueueView, pkt: &mut Packet) {
+    fn on_injected(&mut self, ctx: &mut Ctx<SrpHeader>, v: QueueView, pkt: &mut Packet<SrpHeader>) {
         let resends = self.in_order || self.fast_retransmit;
         let q = self.queue(v.qp);
         match q.kind {
@@ -334,7 +348,7 @@ impl Mechanism for Srp {
             Kind::Speculative => {
                 let seq = q.next_seq;
                 q.next_seq = q.next_seq.wrapping_add(1);
-                pkt.hdr = CcHeader { flags: SPECULATIVE, b: seq, ..Default::default() };
+                pkt.hdr = SrpHeader::Speculative { seq };
                 q.retained.push((seq, *pkt, false));
                 if resends {
                     ctx.track_copies(pkt.uid);
@@ -353,7 +367,7 @@ impl Mechanism for Srp {
         self.try_close(ctx, v.src, v.qp);
     }
 
-    fn release_queue(&mut self, _: &mut Ctx, v: QueueView) -> bool {
+    fn release_queue(&mut self, _: &mut Ctx<SrpHeader>, v: QueueView) -> bool {
         let q = self.queue(v.qp);
         let idle = q.chunk.is_none() && q.retained.is_empty();
         if idle {
@@ -362,31 +376,27 @@ impl Mechanism for Srp {
         idle
     }
 
-    fn on_deliver(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
-        if is_speculative(pkt) {
+    fn on_deliver(&mut self, ctx: &mut Ctx<SrpHeader>, node: NodeId, pkt: &Packet<SrpHeader>) {
+        if let SrpHeader::Speculative { seq } = pkt.hdr {
             self.c.speculative_delivered += 1;
-            let hdr = CcHeader { a: pkt.hdr.b, b: pkt.qp, ..Default::default() };
-            ctx.send_control(node, pkt.src, REPLY_VC, ACK, hdr);
+            ctx.send_control(node, pkt.src, REPLY_VC, ACK, SrpHeader::Answer { qp: pkt.qp, seq });
         }
     }
 
-    fn on_control(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
+    fn on_control(&mut self, ctx: &mut Ctx<SrpHeader>, node: NodeId, pkt: &Packet<SrpHeader>) {
         let now = ctx.now();
-        match pkt.kind {
-            PacketKind::Control(RESERVATION) => {
+        match (pkt.kind, pkt.hdr) {
+            (PacketKind::Control(RESERVATION), SrpHeader::Reservation { qp, chunk, packets }) => {
                 if self.schedule.len() <= node as usize {
                     self.schedule.resize(node as usize + 1, 0);
                 }
                 let start = now.max(self.schedule[node as usize]);
-                let n = pkt.hdr.a as f64;
-                self.schedule[node as usize] = start + ps(n * (1.0 + self.epsilon) * self.tau_p as f64);
-                let hdr = CcHeader { a: pkt.hdr.stamp as u32, b: pkt.hdr.b, stamp: start, ..Default::default() };
-                ctx.send_control(node, pkt.src, REPLY_VC, GRANT, hdr);
+                self.schedule[node as usize] = start + ps(packets as f64 * (1.0 + self.epsilon) * self.tau_p as f64);
+                ctx.send_control(node, pkt.src, REPLY_VC, GRANT, SrpHeader::Grant { qp, chunk, start });
             }
-            PacketKind::Control(GRANT) => {
-                let (qp, id) = (pkt.hdr.b, pkt.hdr.a);
-                if let Some(c) = self.queue(qp).chunk.as_mut().filter(|c| c.id == id) {
-                    c.start = Some(pkt.hdr.stamp);
+            (PacketKind::Control(GRANT), SrpHeader::Grant { qp, chunk, start }) => {
+                if let Some(c) = self.queue(qp).chunk.as_mut().filter(|c| c.id == chunk) {
+                    c.start = Some(start);
                     c.speculation_over = true;
                     let rtt = now - c.reserved_at;
                     self.c.grants += 1;
@@ -394,8 +404,7 @@ impl Mechanism for Srp {
                     ctx.wake_nic(node);
                 }
             }
-            PacketKind::Control(ACK) => {
-                let (qp, seq) = (pkt.hdr.b, pkt.hdr.a);
+            (PacketKind::Control(ACK), SrpHeader::Answer { qp, seq }) => {
                 let q = self.queue(qp);
                 if let Some(i) = q.retained.iter().position(|(s, _, _)| *s == seq) {
                     let (_, original, _) = q.retained.swap_remove(i);
@@ -406,8 +415,7 @@ impl Mechanism for Srp {
                     self.try_close(ctx, node, qp);
                 }
             }
-            PacketKind::Control(NACK) => {
-                let (qp, seq) = (pkt.hdr.b, pkt.hdr.a);
+            (PacketKind::Control(NACK), SrpHeader::Answer { qp, seq }) => {
                 let q = self.queue(qp);
                 if let Some(i) = q.retained.iter().position(|(s, _, _)| *s == seq) {
                     let (_, mut copy, resent) = q.retained.swap_remove(i);
@@ -417,7 +425,7 @@ impl Mechanism for Srp {
                     c.speculation_over = true;
                     if !resent {
                         c.to_resend += 1;
-                        copy.hdr = CcHeader { flags: RETRANSMITTED, ..Default::default() };
+                        copy.hdr = SrpHeader::Plain;
                         ctx.retransmit(node, qp, copy);
                     }
                     self.c.nacks += 1;

@@ -16,13 +16,13 @@ pub struct Message {
     pub created: Time,
 }
 
-pub struct SendQueue {
+pub struct SendQueue<H> {
     pub src: NodeId,
     pub dst: NodeId,
     pub messages: VecDeque<Message>,
     /// Packets handed back by the mechanism (e.g. SRP's dropped speculative packets): they go
     /// before the messages' new packets, through the same injection gate.
-    pub retx: VecDeque<crate::packet::Packet>,
+    pub retx: VecDeque<crate::packet::Packet<H>>,
     /// When the current head packet became the head (its `ready` time).
     pub head_since: Time,
     /// In the NIC's round-robin ring.
@@ -65,13 +65,18 @@ impl Nic {
 
 /// Send queues of every NIC in one slab; emptied queues are recycled (see
 /// `Mechanism::release_queue`).
-#[derive(Default)]
-pub struct SendQueues {
-    pub slots: Vec<SendQueue>,
+pub struct SendQueues<H> {
+    pub slots: Vec<SendQueue<H>>,
     pub free: Vec<QpId>,
 }
 
-impl SendQueues {
+impl<H> Default for SendQueues<H> {
+    fn default() -> Self {
+        SendQueues { slots: Vec::new(), free: Vec::new() }
+    }
+}
+
+impl<H> SendQueues<H> {
     pub fn open(&mut self, src: NodeId, dst: NodeId) -> QpId {
         match self.free.pop() {
             Some(id) => {

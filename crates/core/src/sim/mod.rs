@@ -186,7 +186,7 @@ pub struct Sim<M: Mechanism> {
     pub(crate) end: Time,
     pub(crate) seed: u64,
     pub(crate) events: EventQueue,
-    pub(crate) slab: Slab,
+    pub(crate) slab: Slab<M::Header>,
     pub(crate) topo: Topology,
     pub(crate) routing: Routing,
     pub(crate) vcs: Vec<VcSpec>,
@@ -198,12 +198,12 @@ pub struct Sim<M: Mechanism> {
     pub(crate) switches: Vec<Switch>,
     pub(crate) nics: Vec<Nic>,
     pub(crate) control: ControlQueues,
-    pub(crate) qps: SendQueues,
+    pub(crate) qps: SendQueues<M::Header>,
     pub(crate) traffic: Traffic,
     pub(crate) stats: Stats,
     pub(crate) mech_rng: Stream,
     /// Actions hooks asked for, carried out after the current event.
-    pub(crate) deferred: Vec<Deferred>,
+    pub(crate) deferred: Vec<Deferred<M::Header>>,
     /// Data packets that may be delivered twice.
     pub(crate) copies: Copies,
     /// Reused buffer for the contents handed to `Mechanism::on_input_full`.
@@ -218,6 +218,7 @@ pub struct Sim<M: Mechanism> {
 
 impl<M: Mechanism> Sim<M> {
     pub fn new(cfg: &Config, mech: M) -> ConfigResult<Sim<M>> {
+        const { assert!(std::mem::size_of::<M::Header>() <= crate::cc::MAX_HEADER_BYTES, "a mechanism's header may take at most MAX_HEADER_BYTES") };
         let topo = Topology::build(&cfg.topology)?;
         let routing = Routing::build(&cfg.routing, &topo)?;
         let warmup = ps_from_ns(cfg.simulation.warmup_ns);

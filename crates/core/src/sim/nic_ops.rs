@@ -6,7 +6,7 @@ use crate::cc::{Ctx, Gate, Mechanism, QueueView, VcClass};
 use crate::engine::Event;
 use crate::ids::{ChannelId, Endpoint, NodeId, PacketId, QpId};
 use crate::nic::{InRing, Message};
-use crate::packet::{CcHeader, Packet, PacketKind};
+use crate::packet::{Packet, PacketKind};
 use crate::time::{ps, Time};
 
 impl<M: Mechanism> Sim<M> {
@@ -71,7 +71,7 @@ impl<M: Mechanism> Sim<M> {
     }
 
     /// The mechanism handed `pkt` back to send queue `qp` of `node` (`Ctx::retransmit`).
-    pub(super) fn requeue(&mut self, node: NodeId, qp: QpId, pkt: Packet) {
+    pub(super) fn requeue(&mut self, node: NodeId, qp: QpId, pkt: Packet<M::Header>) {
         let q = &mut self.qps.slots[qp as usize];
         debug_assert_eq!((q.src, q.dst), (node, pkt.dst), "retransmission into a released queue");
         q.retx.push_back(pkt);
@@ -239,7 +239,8 @@ impl<M: Mechanism> Sim<M> {
             tail_in: 0,
             queued: 0,
             out_port: 0,
-            hdr: CcHeader::default(),
+            marked: false,
+            hdr: M::Header::default(),
             uid: self.next_uid,
         };
         self.next_uid += 1;
@@ -253,7 +254,7 @@ impl<M: Mechanism> Sim<M> {
 
     /// Puts data packet `pkt` of send queue `qp` on the wire; `finished` names the source whose
     /// message it completed.
-    fn launch(&mut self, node: NodeId, qp: QpId, mut pkt: Packet, finished: Option<u32>) {
+    fn launch(&mut self, node: NodeId, qp: QpId, mut pkt: Packet<M::Header>, finished: Option<u32>) {
         let now = self.now;
         // Out of the ring first: a queue the refill below activates must not take its place.
         self.nics[node as usize].ring.pop_front();

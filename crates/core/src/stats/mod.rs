@@ -13,7 +13,7 @@ pub(crate) use summary::Context as SummaryContext;
 pub use summary::{ClassSummary, Counters, LinkRow, SeriesRow, Summary};
 
 use crate::ids::{ChannelId, ClassId, NodeId};
-use crate::packet::{Packet, CONGESTION_MARK};
+use crate::packet::Packet;
 use crate::time::Time;
 
 #[derive(Default)]
@@ -146,7 +146,7 @@ impl Stats {
     }
 
     /// A data packet's tail reached its destination at `t`.
-    pub fn delivered(&mut self, t: Time, p: &Packet) {
+    pub fn delivered<H>(&mut self, t: Time, p: &Packet<H>) {
         self.counters.delivered += 1;
         let total = t - p.created;
         let inflight = t - p.injected;
@@ -162,7 +162,7 @@ impl Stats {
             c.total.record(total);
             c.inflight.record(inflight);
             c.network.record(t - p.ready);
-            c.marked += (p.hdr.flags & CONGESTION_MARK != 0) as u64;
+            c.marked += p.marked as u64;
             self.source_accepted[p.src as usize] += p.bytes as u64;
         }
     }

@@ -24,21 +24,25 @@ pub use settings::*;
 use crate::cc::{throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, Registered, VcRole, CONTROL_AND_DATA_VCS};
 use crate::config::Config;
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
-use crate::packet::{CcHeader, Packet, PacketKind, CONGESTION_MARK};
+use crate::packet::{Packet, PacketKind};
 use crate::time::{ps_from_ns, Time};
 use rand::RngExt;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 const CONTROL_VC: Vc = 0;
 const DATA_VC: Vc = 1;
-/// Header bits of data packets and ACKs.
-const FECN: u16 = CONGESTION_MARK;
-const BECN: u16 = 2;
 /// Control packet subtypes.
 const CNP: u8 = 1;
 const ACK: u8 = 2;
 /// The flow key's destination under SL granularity: one CCTI for all of a source's flows.
 const ALL_DESTINATIONS: NodeId = NodeId::MAX;
+
+/// IB CC's header fields besides FECN (`Packet::marked`, set at switches [thesis §2.3.2]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IbCcHeader {
+    /// On an ACK (`becn = "ack"`): BECN, the packet it acknowledges arrived with FECN.
+    pub becn: bool,
+}
 
 pub struct IbCc {
     cfg: IbCcConfig,
@@ -174,7 +178,7 @@ impl IbCc {
         now
     }
 
-    fn mark(&mut self, ctx: &mut Ctx, sw: SwitchId, port: PortId) -> bool {
+    fn mark(&mut self, ctx: &mut Ctx<IbCcHeader>, sw: SwitchId, port: PortId) -> bool {
         let rate = self.cfg.marking_rate;
         match self.cfg.marking {
             Marking::Random => rate == 0 || ctx.rng().random_range(0..=rate) == 0,
@@ -193,6 +197,7 @@ impl IbCc {
 }
 
 impl Mechanism for IbCc {
+    type Header = IbCcHeader;
     const HOOKS: Hooks = Hooks { transmit: true, voq_detail: true, inject_gate: true, injected: true, deliver: true, control: true, ..Hooks::NONE };
     const GATE_ONLY_READS: bool = true;
 
@@ -208,32 +213,31 @@ impl Mechanism for IbCc {
         DATA_VC
     }
 
-    fn on_transmit(&mut self, ctx: &mut Ctx, sw: SwitchId, port: PortId, pkt: &mut Packet, out: OutputView) {
+    fn on_transmit(&mut self, ctx: &mut Ctx<IbCcHeader>, sw: SwitchId, port: PortId, pkt: &mut Packet<IbCcHeader>, out: OutputView) {
         if pkt.kind != PacketKind::Data || self.cfg.threshold == 0 {
             return;
         }
-        if self.port_state(sw, port, &out) && pkt.bytes >= self.cfg.packet_size_bytes && pkt.hdr.flags & FECN == 0 && self.mark(ctx, sw, port) {
-            pkt.hdr.flags |= FECN;
+        if self.port_state(sw, port, &out) && pkt.bytes >= self.cfg.packet_size_bytes && !pkt.marked && self.mark(ctx, sw, port) {
+            pkt.marked = true;
             self.marks += 1;
         }
     }
 
-    fn on_deliver(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
-        let fecn = pkt.hdr.flags & FECN != 0;
+    fn on_deliver(&mut self, ctx: &mut Ctx<IbCcHeader>, node: NodeId, pkt: &Packet<IbCcHeader>) {
+        let fecn = pkt.marked;
         match self.cfg.becn {
-            Becn::Cnp if fecn => ctx.send_control(node, pkt.src, CONTROL_VC, CNP, CcHeader::default()),
+            Becn::Cnp if fecn => ctx.send_control(node, pkt.src, CONTROL_VC, CNP, IbCcHeader::default()),
             Becn::Cnp => {}
             Becn::Ack => {
-                let hdr = CcHeader { flags: if fecn { BECN } else { 0 }, ..CcHeader::default() };
-                ctx.send_control(node, pkt.src, CONTROL_VC, ACK, hdr);
+                ctx.send_control(node, pkt.src, CONTROL_VC, ACK, IbCcHeader { becn: fecn });
             }
         }
     }
 
-    fn on_control(&mut self, ctx: &mut Ctx, node: NodeId, pkt: &Packet) {
+    fn on_control(&mut self, ctx: &mut Ctx<IbCcHeader>, node: NodeId, pkt: &Packet<IbCcHeader>) {
         let becn = match pkt.kind {
             PacketKind::Control(CNP) => true,
-            PacketKind::Control(ACK) => pkt.hdr.flags & BECN != 0,
+            PacketKind::Control(ACK) => pkt.hdr.becn,
             _ => false,
         };
         if !becn {
@@ -250,7 +254,7 @@ impl Mechanism for IbCc {
         self.flows.insert(key, Flow { ccti, since: now, last_end });
     }
 
-    fn inject_gate(&mut self, ctx: &mut Ctx, q: QueueView) -> Gate {
+    fn inject_gate(&mut self, ctx: &mut Ctx<IbCcHeader>, q: QueueView) -> Gate {
         let now = ctx.now();
         let Some(f) = self.flows.get(&self.key(q.src, q.dst)) else { return Gate::Now(DATA_VC) };
         let Some(last_end) = f.last_end else { return Gate::Now(DATA_VC) };
@@ -261,7 +265,7 @@ impl Mechanism for IbCc {
         Gate::not_before(at, now, DATA_VC)
     }
 
-    fn on_injected(&mut self, ctx: &mut Ctx, q: QueueView, pkt: &mut Packet) {
+    fn on_injected(&mut self, ctx: &mut Ctx<IbCcHeader>, q: QueueView, pkt: &mut Packet<IbCcHeader>) {
         let now = ctx.now();
         let key = self.key(q.src, q.dst);
         let min_delay = self.cct[self.cfg.ccti_min as usize];
@@ -367,7 +371,8 @@ mod tests {
             tail_in: 0,
             queued: 0,
             out_port: 0,
-            hdr: CcHeader::default(),
+            marked: false,
+            hdr: IbCcHeader::default(),
             uid: 1,
         };
         let (mut now, mut sends) = (0, Vec::new());
