@@ -26,7 +26,7 @@ pub struct ClassStats {
     pub total: Latency,
     pub inflight: Latency,
     pub network: Latency,
-    /// Data packets delivered carrying `CONGESTION_MARK`.
+    /// Data packets delivered marked (`Packet::marked`).
     pub marked: u64,
 }
 
