@@ -356,6 +356,22 @@ pub struct TrafficConfig {
     pub shift: Option<u32>,
 }
 
+/// A class's destination rule with the settings only it uses, checked out of the flat
+/// `[[traffic]]` table by `TrafficConfig::pattern_settings`, the one place that does. The table
+/// stays flat for serde so that every typing error names its key (an internally tagged enum
+/// would report them at `traffic[i]`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PatternSettings<'a> {
+    Uniform,
+    Hotspot { dest: &'a NodeRef, senders: Option<u32>, move_every_ns: Option<f64> },
+    Flow { src: &'a NodeRef, dest: &'a NodeRef },
+    Shift { shift: u32 },
+    Tornado,
+    Bitreverse,
+    Randperm,
+    Burst { dest: &'a NodeRef },
+}
+
 /// A host named in the config: its name (explicit topologies) or its id.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(untagged)]

@@ -223,13 +223,53 @@ impl TrafficConfig {
         self.name.clone().unwrap_or_else(|| format!("{}{index}", serde_plain_pattern(self.pattern)))
     }
 
-    fn validate(&self, key: &str) -> ConfigResult<()> {
-        if let Some(m) = self.move_every_ns {
-            if self.pattern != Pattern::Hotspot {
-                return Err(ConfigError::new(format!("{key}.move_every_ns"), "applies to hotspot classes only"));
+    /// The class's pattern with its settings; refuses a setting the pattern does not use (it
+    /// would do nothing) and a missing one it needs. `key` is the class's (`traffic[0]`).
+    pub fn pattern_settings(&self, key: &str) -> ConfigResult<PatternSettings<'_>> {
+        let pattern = serde_plain_pattern(self.pattern);
+        // Each pattern-specific key and the patterns that use it.
+        let uses: [(&str, bool, &[Pattern]); 5] = [
+            ("src", self.src.is_some(), &[Pattern::Flow]),
+            ("dest", self.dest.is_some(), &[Pattern::Hotspot, Pattern::Flow, Pattern::Burst]),
+            ("shift", self.shift.is_some(), &[Pattern::Shift]),
+            ("senders", self.senders.is_some(), &[Pattern::Hotspot]),
+            ("move_every_ns", self.move_every_ns.is_some(), &[Pattern::Hotspot]),
+        ];
+        for (field, given, by) in uses {
+            if given && !by.contains(&self.pattern) {
+                let names: Vec<&str> = by.iter().map(|p| serde_plain_pattern(*p)).collect();
+                return Err(ConfigError::new(format!("{key}.{field}"), format!("applies to pattern {} only, not `{pattern}`: remove it", names.join(", "))));
             }
-            span_ns(&format!("{key}.move_every_ns"), m)?;
         }
+        fn need<'a>(key: &str, pattern: &str, field: &str, value: Option<&'a NodeRef>) -> ConfigResult<&'a NodeRef> {
+            value.ok_or_else(|| ConfigError::new(format!("{key}.{field}"), format!("is required by pattern `{pattern}`")))
+        }
+        Ok(match self.pattern {
+            Pattern::Uniform => PatternSettings::Uniform,
+            Pattern::Hotspot => {
+                if self.senders == Some(0) {
+                    return Err(ConfigError::new(format!("{key}.senders"), "must be at least 1"));
+                }
+                if let Some(m) = self.move_every_ns {
+                    span_ns(&format!("{key}.move_every_ns"), m)?;
+                }
+                PatternSettings::Hotspot { dest: need(key, pattern, "dest", self.dest.as_ref())?, senders: self.senders, move_every_ns: self.move_every_ns }
+            }
+            Pattern::Flow => {
+                PatternSettings::Flow { src: need(key, pattern, "src", self.src.as_ref())?, dest: need(key, pattern, "dest", self.dest.as_ref())? }
+            }
+            Pattern::Shift => PatternSettings::Shift {
+                shift: self.shift.ok_or_else(|| ConfigError::new(format!("{key}.shift"), format!("is required by pattern `{pattern}`")))?,
+            },
+            Pattern::Tornado => PatternSettings::Tornado,
+            Pattern::Bitreverse => PatternSettings::Bitreverse,
+            Pattern::Randperm => PatternSettings::Randperm,
+            Pattern::Burst => PatternSettings::Burst { dest: need(key, pattern, "dest", self.dest.as_ref())? },
+        })
+    }
+
+    fn validate(&self, key: &str) -> ConfigResult<()> {
+        self.pattern_settings(key)?;
         if let Some(o) = self.on_off {
             if !self.greedy {
                 return Err(ConfigError::new(format!("{key}.on_off"), "applies to greedy classes: set greedy = true"));
@@ -277,27 +317,8 @@ impl TrafficConfig {
             }
             _ => {}
         }
-        let need = |field: &str, present: bool| {
-            if present {
-                Ok(())
-            } else {
-                Err(ConfigError::new(format!("{key}.{field}"), format!("is required by pattern `{}`", serde_plain_pattern(self.pattern))))
-            }
-        };
-        match self.pattern {
-            Pattern::Hotspot | Pattern::Burst => need("dest", self.dest.is_some())?,
-            Pattern::Flow => {
-                need("src", self.src.is_some())?;
-                need("dest", self.dest.is_some())?;
-            }
-            Pattern::Shift => need("shift", self.shift.is_some())?,
-            _ => {}
-        }
         if self.senders.is_some() && self.sources.is_some() {
             return Err(ConfigError::new(format!("{key}.senders"), "give either `senders` (a random set) or `sources` (a list), not both"));
-        }
-        if self.senders == Some(0) {
-            return Err(ConfigError::new(format!("{key}.senders"), "must be at least 1"));
         }
         Ok(())
     }

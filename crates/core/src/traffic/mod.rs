@@ -30,14 +30,30 @@ pub struct Class {
     pub start: Time,
     pub stop: Time,
     pub sources: Vec<NodeId>,
-    /// Destinations of `uniform` (sorted); empty for other patterns.
-    pub dests: Vec<NodeId>,
-    /// Destination of `hotspot`, `flow` and `burst`.
-    pub dest: Option<NodeId>,
-    /// A moving hot spot: its lifetime and the destination of each lifetime from time 0.
-    pub moves: Option<(Time, Vec<NodeId>)>,
-    /// Destination of each host for permutation patterns (`u32::MAX` where the host sends none).
-    pub perm: Vec<NodeId>,
+    pub target: Target,
+}
+
+/// Where a class's messages go, resolved from its pattern.
+pub enum Target {
+    /// `uniform`: any of these (sorted) but the source itself.
+    Uniform(Vec<NodeId>),
+    /// `hotspot`, `flow`, `burst`: one host.
+    Fixed(NodeId),
+    /// A moving hot spot: the destination of each `lifetime` from time 0.
+    Moving { lifetime: Time, dests: Vec<NodeId> },
+    /// Permutation patterns: each host's destination (`NodeId::MAX` where the host sends none).
+    Permutation(Vec<NodeId>),
+}
+
+impl Target {
+    /// The single destination of a hot spot, flow or burst (a moving hot spot's first).
+    pub fn fixed(&self) -> Option<NodeId> {
+        match self {
+            Target::Fixed(d) => Some(*d),
+            Target::Moving { dests, .. } => dests.first().copied(),
+            Target::Uniform(_) | Target::Permutation(_) => None,
+        }
+    }
 }
 
 pub struct Source {

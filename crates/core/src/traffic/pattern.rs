@@ -1,6 +1,6 @@
 //! Destination patterns.
 
-use super::Class;
+use super::{Class, Target};
 use crate::config::Pattern;
 use crate::ids::NodeId;
 use crate::rng::Stream;
@@ -9,10 +9,9 @@ use rand::RngExt;
 
 /// The destination of a message from `src` generated at `now`.
 pub fn destination(class: &Class, src: NodeId, now: Time, rng: &mut Stream) -> NodeId {
-    match class.pattern {
-        Pattern::Uniform => {
+    match &class.target {
+        Target::Uniform(d) => {
             // Uniform over the destinations other than the source itself.
-            let d = &class.dests;
             let own = d.binary_search(&src).ok();
             let n = d.len() - own.is_some() as usize;
             let mut i = rng.random_range(0..n);
@@ -23,12 +22,9 @@ pub fn destination(class: &Class, src: NodeId, now: Time, rng: &mut Stream) -> N
             }
             d[i]
         }
-        Pattern::Hotspot if class.moves.is_some() => {
-            let (lifetime, dests) = class.moves.as_ref().expect("checked");
-            dests[((now / lifetime) as usize).min(dests.len() - 1)]
-        }
-        Pattern::Hotspot | Pattern::Flow | Pattern::Burst => class.dest.expect("resolved with a destination"),
-        Pattern::Shift | Pattern::Tornado | Pattern::Bitreverse | Pattern::Randperm => class.perm[src as usize],
+        Target::Moving { lifetime, dests } => dests[((now / lifetime) as usize).min(dests.len() - 1)],
+        Target::Fixed(d) => *d,
+        Target::Permutation(perm) => perm[src as usize],
     }
 }
 

@@ -1,7 +1,7 @@
 //! From `[[traffic]]` tables to classes with concrete source and destination sets.
 
-use super::{pattern, Class, Source, Traffic};
-use crate::config::{Config, NodeRef, Pattern, TrafficConfig};
+use super::{pattern, Class, Source, Target, Traffic};
+use crate::config::{Config, NodeRef, Pattern, PatternSettings, TrafficConfig};
 use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{ClassId, NodeId};
 use crate::rng::{stream, Family};
@@ -33,7 +33,7 @@ pub fn resolve(cfg: &Config, topo: &Topology, end: Time) -> ConfigResult<Traffic
             for x in &t.exclude {
                 let other = resolved(x, "exclude")?;
                 removed.extend(&other.sources);
-                removed.extend(other.dest);
+                removed.extend(other.target.fixed());
             }
             let sources_from = match &t.sources_from {
                 Some(x) => Some(resolved(x, "sources_from")?.sources.clone()),
@@ -86,13 +86,16 @@ fn class(
     let key = format!("traffic[{i}]");
     let n = topo.hosts() as u32;
     let all: Vec<NodeId> = (0..n).filter(|h| !removed.contains(h)).collect();
-    let dest = match &t.dest {
-        Some(r) => Some(node(topo, r, &format!("{key}.dest"))?),
-        None => None,
+    let pattern = t.pattern_settings(&key)?;
+    let dest = match pattern {
+        PatternSettings::Hotspot { dest, .. } | PatternSettings::Flow { dest, .. } | PatternSettings::Burst { dest } => {
+            Some(node(topo, dest, &format!("{key}.dest"))?)
+        }
+        _ => None,
     };
-    let mut sources: Vec<NodeId> = match (&t.sources, t.pattern) {
-        _ if sources_from.is_some() => sources_from.expect("checked"),
-        (Some(list), _) => {
+    let mut sources: Vec<NodeId> = match (sources_from, &t.sources, pattern) {
+        (Some(from), _, _) => from,
+        (None, Some(list), _) => {
             let mut v = Vec::new();
             for (j, r) in list.iter().enumerate() {
                 let id = node(topo, r, &format!("{key}.sources[{j}]"))?;
@@ -103,10 +106,10 @@ fn class(
             }
             v
         }
-        (None, Pattern::Flow) => vec![node(topo, t.src.as_ref().expect("validated"), &format!("{key}.src"))?],
-        (None, _) => all.iter().copied().filter(|h| Some(*h) != dest).collect(),
+        (None, None, PatternSettings::Flow { src, .. }) => vec![node(topo, src, &format!("{key}.src"))?],
+        (None, None, _) => all.iter().copied().filter(|h| Some(*h) != dest).collect(),
     };
-    if let Some(k) = t.senders {
+    if let PatternSettings::Hotspot { senders: Some(k), .. } = pattern {
         // A random sender set (SRP paper §4: "randomly selecting a subset of the network"),
         // drawn from this class's own setup stream so it is the same for every mechanism.
         let mut pool = sources.clone();
@@ -130,8 +133,8 @@ fn class(
             return Err(ConfigError::new(format!("{key}.dest"), "a flow's destination must differ from its source"));
         }
     }
-    let moves = match (t.move_every_ns, dest) {
-        (Some(every), Some(first)) => {
+    let moves = match (pattern, dest) {
+        (PatternSettings::Hotspot { move_every_ns: Some(every), .. }, Some(first)) => {
             // One destination per lifetime until the end of the run, from the class's setup
             // stream (the same for every mechanism): any host but the class's sources.
             let lifetime = ps_from_ns(every).max(1);
@@ -140,29 +143,31 @@ fn class(
             let lifetimes = (end / lifetime + 1) as usize;
             let mut seq = vec![first];
             seq.extend((1..lifetimes).map(|_| candidates[rng.random_range(0..candidates.len())]));
-            Some((lifetime, seq))
+            Some(Target::Moving { lifetime, dests: seq })
         }
         _ => None,
     };
-    let mut dests = Vec::new();
-    let mut perm = Vec::new();
-    match t.pattern {
-        Pattern::Uniform => {
-            dests = all.clone();
-            if dests.len() < 2 {
+    let target = match (pattern, moves, dest) {
+        (PatternSettings::Uniform, _, _) => {
+            if all.len() < 2 {
                 return Err(ConfigError::new(&key, "uniform traffic needs at least two hosts"));
             }
+            Target::Uniform(all)
         }
-        Pattern::Shift | Pattern::Tornado | Pattern::Randperm | Pattern::Bitreverse => {
+        (PatternSettings::Shift { .. } | PatternSettings::Tornado | PatternSettings::Randperm | PatternSettings::Bitreverse, _, _) => {
             if t.pattern == Pattern::Bitreverse && !n.is_power_of_two() {
                 return Err(ConfigError::new(format!("{key}.pattern"), format!("bitreverse needs a power-of-two number of hosts, the topology has {n}")));
             }
+            let shift = if let PatternSettings::Shift { shift } = pattern { shift } else { 0 };
             let mut rng = stream(cfg.simulation.seed, Family::TrafficSetup, i as u64);
-            perm = pattern::permutation(t.pattern, n, t.shift.unwrap_or(0), &mut rng);
+            let perm = pattern::permutation(t.pattern, n, shift, &mut rng);
             sources.retain(|s| perm[*s as usize] != NodeId::MAX);
+            Target::Permutation(perm)
         }
-        _ => {}
-    }
+        (_, Some(moving), _) => moving,
+        (_, None, Some(d)) => Target::Fixed(d),
+        (_, None, None) => unreachable!("hotspot, flow and burst have a destination"),
+    };
     if sources.is_empty() {
         return Err(ConfigError::new(&key, "has no source left (check sources, senders and exclude)"));
     }
@@ -204,10 +209,7 @@ fn class(
         start: ps_from_ns(t.start_ns),
         stop,
         sources,
-        dests,
-        dest,
-        moves,
-        perm,
+        target,
     })
 }
 
