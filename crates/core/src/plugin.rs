@@ -124,3 +124,20 @@ impl Entry {
         Entry { name, about, doc, defaults: toml::Table::try_from(S::default()).expect("settings serialize to a table") }
     }
 }
+
+/// In a registry's generator: the registered names (`NAMES`) and their entries (`entries()`),
+/// from the list of `module::Type`; `Registered` is the registry's own trait (with `ABOUT`,
+/// `DOC` and `Settings`), in scope where this is invoked.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __plugin_entries {
+    ($($module:ident :: $ty:ident,)*) => {
+        /// The names the selector accepts, in the registry's order.
+        pub const NAMES: &[&str] = &[$(stringify!($module)),*];
+
+        /// Every plug-in of the registry, in its order.
+        pub fn entries() -> Vec<$crate::plugin::Entry> {
+            vec![$($crate::plugin::Entry::new::<<$ty as Registered>::Settings>(stringify!($module), <$ty as Registered>::ABOUT, <$ty as Registered>::DOC)),*]
+        }
+    };
+}

@@ -73,7 +73,11 @@ fn each_error_names_its_key() {
         // A setting the pattern does not use would do nothing.
         (&["traffic.0.src=3"], "traffic[0].src", "applies to pattern flow only, not `uniform`"),
         (&["traffic.0.senders=3"], "traffic[0].senders", "applies to pattern hotspot only"),
-        (&["traffic.0.pattern=\"flow\"", "traffic.0.src=1", "traffic.0.dest=2", "traffic.0.move_every_ns=1000"], "traffic[0].move_every_ns", "applies to pattern hotspot only, not `flow`"),
+        (
+            &["traffic.0.pattern=\"flow\"", "traffic.0.src=1", "traffic.0.dest=2", "traffic.0.move_every_ns=1000"],
+            "traffic[0].move_every_ns",
+            "applies to pattern hotspot only, not `flow`",
+        ),
         (&["traffic.0.pattern=\"hotspot\"", "traffic.0.dest=256"], "traffic[0].dest", "0..255"),
         (&["traffic.0.stop_ns=-5"], "traffic[0].stop_ns", "between 0 and 1e13 ns"),
         (&["traffic.0.start_ns=100", "traffic.0.stop_ns=50"], "traffic[0].stop_ns", "after start_ns"),

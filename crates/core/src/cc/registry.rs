@@ -8,7 +8,7 @@ use super::Mechanism;
 use crate::config::Config;
 use crate::error::{ConfigError, ConfigResult};
 use crate::plugin::Kind;
-pub use crate::plugin::{Entry, NoSettings, Settings};
+pub use crate::plugin::{NoSettings, Settings};
 
 /// The registry: `module::Type` of every mechanism; the module's name is the value of
 /// `cc.mechanism` that selects it and the name of its settings table `[cc.NAME]`. Invokes
@@ -59,20 +59,12 @@ pub fn unknown(name: &str) -> ConfigError {
     KIND.unknown(name)
 }
 
-fn entry<M: Registered>(name: &'static str) -> Entry {
-    Entry::new::<M::Settings>(name, M::ABOUT, M::DOC)
-}
-
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __mechanism_entries {
     (() $($module:ident :: $ty:ident,)*) => {
-        /// Every mechanism, in the registry's order.
-        pub fn entries() -> Vec<Entry> {
-            vec![$(entry::<$crate::cc::$module::$ty>(stringify!($module))),*]
-        }
-        /// The values `cc.mechanism` accepts.
-        pub const NAMES: &[&str] = &[$(stringify!($module)),*];
+        use $crate::cc::{$($ty),*};
+        $crate::__plugin_entries!($($module::$ty,)*);
     };
 }
 crate::mechanisms!(__mechanism_entries!());

@@ -4,7 +4,7 @@
 use super::updown::UpDown;
 use super::{Registered, Route};
 use crate::config::RoutingConfig;
-use crate::error::{ConfigError, ConfigResult};
+use crate::error::ConfigResult;
 use crate::ids::{NodeId, PortId, SwitchId};
 use crate::plugin::NoSettings;
 use crate::rng::Stream;
@@ -18,7 +18,7 @@ impl Registered for Dmodk {
     type Settings = NoSettings;
 
     fn build(_: NoSettings, _: &RoutingConfig, topo: &Topology) -> ConfigResult<Dmodk> {
-        UpDown::build(topo, true).map(Dmodk).ok_or_else(|| ConfigError::new("routing.algorithm", "dmodk needs a tree topology (kary_ntree or fat_tree2); use shortest_path"))
+        UpDown::build(topo, true, "dmodk").map(Dmodk)
     }
 }
 

@@ -14,7 +14,7 @@ mod updown;
 use crate::config::RoutingConfig;
 use crate::error::ConfigResult;
 use crate::ids::{NodeId, PortId, SwitchId};
-use crate::plugin::{Entry, Kind, Settings};
+use crate::plugin::{Kind, Settings};
 use crate::rng::Stream;
 use crate::topology::Topology;
 
@@ -82,13 +82,7 @@ macro_rules! __routings {
     (() $($module:ident :: $ty:ident,)*) => {
         $(pub mod $module; pub use $module::$ty;)*
 
-        /// The values `routing.algorithm` accepts besides `auto`.
-        pub const NAMES: &[&str] = &[$(stringify!($module)),*];
-
-        /// Every algorithm, in the registry's order.
-        pub fn entries() -> Vec<Entry> {
-            vec![$(Entry::new::<<$ty as Registered>::Settings>(stringify!($module), <$ty>::ABOUT, <$ty>::DOC)),*]
-        }
+        $crate::__plugin_entries!($($module::$ty,)*);
 
         /// The routing of a network, whichever its algorithm.
         pub enum Routing {

@@ -4,7 +4,7 @@
 use super::updown::UpDown;
 use super::{Registered, Route};
 use crate::config::RoutingConfig;
-use crate::error::{ConfigError, ConfigResult};
+use crate::error::ConfigResult;
 use crate::ids::{NodeId, PortId, SwitchId};
 use crate::plugin::NoSettings;
 use crate::rng::Stream;
@@ -18,7 +18,7 @@ impl Registered for Nca {
     type Settings = NoSettings;
 
     fn build(_: NoSettings, _: &RoutingConfig, topo: &Topology) -> ConfigResult<Nca> {
-        UpDown::build(topo, false).map(Nca).ok_or_else(|| ConfigError::new("routing.algorithm", "nca needs a tree topology (kary_ntree or fat_tree2); use shortest_path"))
+        UpDown::build(topo, false, "nca").map(Nca)
     }
 }
 

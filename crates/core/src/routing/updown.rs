@@ -7,6 +7,7 @@
 //! split evenly among its down ports, in port order. Routing is then arithmetic on the
 //! destination id, with O(ports) state per switch: nothing proportional to hosts x switches.
 
+use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{Endpoint, NodeId, PortId, SwitchId};
 use crate::rng::Stream;
 use crate::topology::Topology;
@@ -31,10 +32,10 @@ pub struct UpDown {
 }
 
 impl UpDown {
-    /// The routing of tree `topo`; None if it is not a tree.
-    pub fn build(topo: &Topology, dmodk: bool) -> Option<UpDown> {
+    /// The routing of tree `topo` (for algorithm `name`), refused on other topologies.
+    pub fn build(topo: &Topology, dmodk: bool, name: &str) -> ConfigResult<UpDown> {
         if !topo.is_tree() {
-            return None;
+            return Err(ConfigError::new("routing.algorithm", format!("{name} needs a tree topology (kary_ntree or fat_tree2); use shortest_path")));
         }
         // Host ranges below every switch, leaves first.
         let mut range: Vec<Option<(NodeId, NodeId)>> = vec![None; topo.switches.len()];
@@ -66,7 +67,7 @@ impl UpDown {
                 stride: topo.up_ports_per_level.iter().take(node.level as usize).product(),
             });
         }
-        Some(UpDown { switches: switches.into_iter().map(|s| s.expect("every switch visited")).collect(), dmodk })
+        Ok(UpDown { switches: switches.into_iter().map(|s| s.expect("every switch visited")).collect(), dmodk })
     }
 
     #[inline]

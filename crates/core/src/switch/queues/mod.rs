@@ -10,7 +10,7 @@
 use crate::config::SwitchConfig;
 use crate::error::ConfigResult;
 use crate::ids::{PacketId, PortId};
-use crate::plugin::{Entry, Kind, NoSettings, Settings};
+use crate::plugin::{Kind, NoSettings, Settings};
 
 /// The registry: `module::Type` of every organization; the module's name is the value of
 /// `switch.input_queues` and of its settings table `[switch.NAME]`. Invokes `$callback!` with the
@@ -96,13 +96,7 @@ macro_rules! __organizations {
     (() $($module:ident :: $ty:ident,)*) => {
         $(pub mod $module; pub use $module::$ty;)*
 
-        /// The values `switch.input_queues` accepts.
-        pub const NAMES: &[&str] = &[$(stringify!($module)),*];
-
-        /// Every organization, in the registry's order.
-        pub fn entries() -> Vec<Entry> {
-            vec![$(Entry::new::<<$ty as Registered>::Settings>(stringify!($module), <$ty>::ABOUT, <$ty>::DOC)),*]
-        }
+        $crate::__plugin_entries!($($module::$ty,)*);
 
         /// An organization with its settings: what a VC's buffers are built from.
         #[derive(Clone, Debug)]
