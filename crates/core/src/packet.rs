@@ -71,12 +71,12 @@ impl<H> Slab<H> {
     pub fn alloc(&mut self, p: Packet<H>) -> PacketId {
         match self.free.pop() {
             Some(id) => {
-                self.packets[id as usize] = p;
+                self.packets[id.idx()] = p;
                 id
             }
             None => {
                 self.packets.push(p);
-                (self.packets.len() - 1) as PacketId
+                PacketId::new(self.packets.len() - 1)
             }
         }
     }
@@ -92,11 +92,11 @@ impl<H> Slab<H> {
 
     #[inline]
     pub fn get(&self, id: PacketId) -> &Packet<H> {
-        &self.packets[id as usize]
+        &self.packets[id.idx()]
     }
 
     #[inline]
     pub fn get_mut(&mut self, id: PacketId) -> &mut Packet<H> {
-        &mut self.packets[id as usize]
+        &mut self.packets[id.idx()]
     }
 }

@@ -7,7 +7,7 @@ use common::*;
 use lossless_core::cc::registry::{build, Registered, Settings};
 use lossless_core::cc::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, VcRole, Verdict};
 use lossless_core::error::{ConfigError, ConfigResult};
-use lossless_core::ids::{NodeId, PortId, SwitchId};
+use lossless_core::ids::{NodeId, PortId, QpId, SwitchId};
 use lossless_core::packet::Packet;
 use lossless_core::time::Time;
 use lossless_core::{Config, Sim, Summary};
@@ -177,7 +177,7 @@ impl Mechanism for AckAndMark {
     }
     fn on_transmit(&mut self, _: &mut Ctx<Self::Header>, sw: SwitchId, _: PortId, pkt: &mut Packet<Self::Header>, _: OutputView) {
         // Switches 16..32 are the spines of the 16-ary 2-tree.
-        if sw >= 16 && pkt.vc == 1 {
+        if sw >= SwitchId(16) && pkt.vc == 1 {
             pkt.hdr.spine = true;
             self.transmits_at_spines += 1;
         }
@@ -209,7 +209,7 @@ fn control_packets_flow_back_and_header_marks_survive() {
 /// Lets each send queue inject at most one packet every `gap` picoseconds.
 struct Pacer {
     gap: u64,
-    next: std::collections::HashMap<u32, u64>,
+    next: std::collections::HashMap<QpId, u64>,
 }
 
 impl Mechanism for Pacer {
@@ -269,7 +269,7 @@ impl Mechanism for Dropper {
         self.timer_fired += 1;
     }
     fn at_queue_head(&mut self, _: &mut Ctx<Self::Header>, sw: SwitchId, _: PortId, _: &Packet<Self::Header>) -> Verdict {
-        if sw >= 16 {
+        if sw >= SwitchId(16) {
             return Verdict::Keep;
         }
         self.seen += 1;
@@ -345,7 +345,7 @@ fn a_recheck_bounds_the_time_a_packet_waits_at_the_head() {
 /// speculative packets beside its reserved ones.
 struct LowToD2;
 
-const D2: NodeId = 2;
+const D2: NodeId = NodeId(2);
 
 impl Mechanism for LowToD2 {
     type Header = ();
@@ -407,7 +407,7 @@ fn the_nic_injects_low_priority_packets_only_into_slots_data_leaves() {
 /// queue's head message. Records when the copy goes.
 #[derive(Default)]
 struct ResendFirst {
-    first: Option<(NodeId, u32, Packet<()>)>,
+    first: Option<(NodeId, QpId, Packet<()>)>,
     resent_at: Time,
     injected_again_at: Option<Time>,
 }

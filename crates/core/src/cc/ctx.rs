@@ -5,7 +5,7 @@
 //! same time, so a hook never reaches into state the engine is in the middle of changing.
 
 use crate::engine::{Event, EventQueue};
-use crate::ids::{NodeId, PacketId, QpId, SwitchId, Vc};
+use crate::ids::{NodeId, PacketId, PortId, QpId, SwitchId, Vc};
 use crate::packet::{Packet, PacketKind, Slab};
 use crate::rng::Stream;
 use crate::time::Time;
@@ -60,14 +60,14 @@ impl<H> Ctx<'_, H> {
             kind: PacketKind::Control(kind),
             vc,
             class: 0,
-            qp: 0,
+            qp: QpId(0),
             created: self.now,
             ready: self.now,
             injected: self.now,
             head_in: 0,
             tail_in: 0,
             queued: 0,
-            out_port: 0,
+            out_port: PortId(0),
             marked: false,
             hdr,
             uid: 0,
@@ -78,7 +78,7 @@ impl<H> Ctx<'_, H> {
     /// packets are injected before data packets, in the order they were queued.
     pub fn send_control(&mut self, from: NodeId, to: NodeId, vc: Vc, kind: u8, hdr: H) {
         let id = self.control_packet(from, to, vc, kind, hdr);
-        self.control_queues[from as usize].push_back(id);
+        self.control_queues[from.idx()].push_back(id);
         self.events.push(self.now, Event::NicWake { node: from });
     }
 

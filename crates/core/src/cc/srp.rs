@@ -209,10 +209,10 @@ impl Registered for Srp {
 
 impl Srp {
     fn queue(&mut self, qp: QpId) -> &mut Queue {
-        if self.queues.len() <= qp as usize {
-            self.queues.resize_with(qp as usize + 1, Queue::default);
+        if self.queues.len() <= qp.idx() {
+            self.queues.resize_with(qp.idx() + 1, Queue::default);
         }
-        &mut self.queues[qp as usize]
+        &mut self.queues[qp.idx()]
     }
 
     /// Ends the reservation once all its packets are out and none is unanswered.
@@ -387,11 +387,11 @@ impl Mechanism for Srp {
         let now = ctx.now();
         match (pkt.kind, pkt.hdr) {
             (PacketKind::Control(RESERVATION), SrpHeader::Reservation { qp, chunk, packets }) => {
-                if self.schedule.len() <= node as usize {
-                    self.schedule.resize(node as usize + 1, 0);
+                if self.schedule.len() <= node.idx() {
+                    self.schedule.resize(node.idx() + 1, 0);
                 }
-                let start = now.max(self.schedule[node as usize]);
-                self.schedule[node as usize] = start + ps(packets as f64 * (1.0 + self.epsilon) * self.tau_p as f64);
+                let start = now.max(self.schedule[node.idx()]);
+                self.schedule[node.idx()] = start + ps(packets as f64 * (1.0 + self.epsilon) * self.tau_p as f64);
                 ctx.send_control(node, pkt.src, REPLY_VC, GRANT, SrpHeader::Grant { qp, chunk, start });
             }
             (PacketKind::Control(GRANT), SrpHeader::Grant { qp, chunk, start }) => {

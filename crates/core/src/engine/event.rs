@@ -60,11 +60,11 @@ impl Event {
     /// ports are `switch << 6 | port`: at most 63 ports and the local input, see `MAX_SWITCH_PORTS`).
     pub fn entity(&self) -> u64 {
         match *self {
-            Event::Credit { ch, .. } | Event::LinkFree { ch } => ch as u64,
-            Event::XbarDone { sw, out, .. } => ((sw as u64) << 6) | out as u64,
-            Event::TailIn { sw, port, .. } | Event::HeadCheck { sw, port, .. } => ((sw as u64) << 6) | port as u64,
-            Event::HeadArrive { ch, .. } | Event::Deliver { ch, .. } => ch as u64,
-            Event::NicWake { node } => node as u64,
+            Event::Credit { ch, .. } | Event::LinkFree { ch } => ch.0 as u64,
+            Event::XbarDone { sw, out, .. } => ((sw.0 as u64) << 6) | out.0 as u64,
+            Event::TailIn { sw, port, .. } | Event::HeadCheck { sw, port, .. } => ((sw.0 as u64) << 6) | port.0 as u64,
+            Event::HeadArrive { ch, .. } | Event::Deliver { ch, .. } => ch.0 as u64,
+            Event::NicWake { node } => node.0 as u64,
             Event::Arrival { source } => source as u64,
             Event::Timer { token } => token,
         }

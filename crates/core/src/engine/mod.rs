@@ -236,19 +236,20 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::{ChannelId, NodeId};
 
     #[test]
     fn pops_by_time_then_priority_then_entity_then_insertion() {
         let mut q = EventQueue::default();
-        q.push(5, Event::NicWake { node: 2 });
-        q.push(5, Event::NicWake { node: 1 });
-        q.push(5, Event::Credit { ch: 9, vc: 0, bytes: 1 });
-        q.push(3, Event::NicWake { node: 7 });
+        q.push(5, Event::NicWake { node: NodeId(2) });
+        q.push(5, Event::NicWake { node: NodeId(1) });
+        q.push(5, Event::Credit { ch: ChannelId(9), vc: 0, bytes: 1 });
+        q.push(3, Event::NicWake { node: NodeId(7) });
         let order: Vec<_> = std::iter::from_fn(|| q.pop_before(Time::MAX)).collect();
         assert_eq!(order[0].0, 3);
         // Credits (priority 0) before NIC wake-ups; then entity order.
         assert!(matches!(order[1].1, Event::Credit { .. }));
-        assert!(matches!(order[2].1, Event::NicWake { node: 1 }));
-        assert!(matches!(order[3].1, Event::NicWake { node: 2 }));
+        assert!(matches!(order[2].1, Event::NicWake { node: NodeId(1) }));
+        assert!(matches!(order[3].1, Event::NicWake { node: NodeId(2) }));
     }
 }

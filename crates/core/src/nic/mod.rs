@@ -80,14 +80,14 @@ impl<H> SendQueues<H> {
     pub fn open(&mut self, src: NodeId, dst: NodeId) -> QpId {
         match self.free.pop() {
             Some(id) => {
-                let q = &mut self.slots[id as usize];
+                let q = &mut self.slots[id.idx()];
                 q.src = src;
                 q.dst = dst;
                 id
             }
             None => {
                 self.slots.push(SendQueue { src, dst, messages: VecDeque::new(), retx: VecDeque::new(), head_since: 0, active: false });
-                (self.slots.len() - 1) as QpId
+                QpId::new(self.slots.len() - 1)
             }
         }
     }

@@ -8,7 +8,7 @@
 //! arriving on c.
 
 use super::Table;
-use crate::ids::{ChannelId, Endpoint};
+use crate::ids::{ChannelId, Endpoint, NodeId};
 use crate::topology::Topology;
 
 /// A cycle of switch-to-switch channels, each a dependency of the one before, if any.
@@ -16,16 +16,16 @@ pub fn find(topo: &Topology, table: &Table) -> Option<Vec<ChannelId>> {
     let n = topo.channels.len();
     let mut next: Vec<Vec<ChannelId>> = vec![Vec::new(); n];
     for src in 0..topo.hosts() {
-        let Endpoint::Switch(first, _) = topo.channels[topo.host_out[src] as usize].to else { continue };
+        let Endpoint::Switch(first, _) = topo.channels[topo.host_out[src].idx()].to else { continue };
         for dst in (0..topo.hosts()).filter(|&d| d != src) {
             let (mut s, mut prev) = (first, None::<ChannelId>);
             // Routes were checked to reach their destination, so this ends within the switches.
             for _ in 0..topo.switches.len() {
-                let out = topo.switches[s as usize].ports[table.port(s, dst as u32) as usize].out;
+                let out = topo.switches[s.idx()].ports[table.port(s, NodeId::new(dst)).idx()].out;
                 if let Some(p) = prev {
-                    next[p as usize].push(out);
+                    next[p.idx()].push(out);
                 }
-                match topo.channels[out as usize].to {
+                match topo.channels[out.idx()].to {
                     Endpoint::Switch(t, _) => (s, prev) = (t, Some(out)),
                     Endpoint::Host(_) => break,
                 }
@@ -37,7 +37,7 @@ pub fn find(topo: &Topology, table: &Table) -> Option<Vec<ChannelId>> {
         v.dedup();
     }
     // Each channel is expanded once: its list can be handed over.
-    let cycle = first_cycle(n, 0..n as ChannelId, |c| std::mem::take(&mut next[c as usize]));
+    let cycle = first_cycle(n, (0..n).map(ChannelId::new), |c| std::mem::take(&mut next[c.idx()]));
     (!cycle.is_empty()).then_some(cycle)
 }
 
@@ -48,25 +48,25 @@ pub fn find(topo: &Topology, table: &Table) -> Option<Vec<ChannelId>> {
 pub(crate) fn first_cycle(n: usize, starts: impl IntoIterator<Item = ChannelId>, mut next: impl FnMut(ChannelId) -> Vec<ChannelId>) -> Vec<ChannelId> {
     let mut state = vec![0u8; n]; // 0 new, 1 on the path, 2 done
     for start in starts {
-        if state[start as usize] != 0 {
+        if state[start.idx()] != 0 {
             continue;
         }
-        state[start as usize] = 1;
+        state[start.idx()] = 1;
         let mut path = vec![(start, next(start), 0usize)];
         while let Some((c, after, i)) = path.last_mut() {
             let Some(&d) = after.get(*i) else {
-                state[*c as usize] = 2;
+                state[c.idx()] = 2;
                 path.pop();
                 continue;
             };
             *i += 1;
-            match state[d as usize] {
+            match state[d.idx()] {
                 1 => {
                     let from = path.iter().position(|(x, _, _)| *x == d).expect("d is on the path");
                     return path[from..].iter().map(|(x, _, _)| *x).collect();
                 }
                 0 => {
-                    state[d as usize] = 1;
+                    state[d.idx()] = 1;
                     let after = next(d);
                     path.push((d, after, 0));
                 }

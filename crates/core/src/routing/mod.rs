@@ -128,6 +128,6 @@ pub struct Table {
 impl Table {
     #[inline]
     fn port(&self, sw: SwitchId, dst: NodeId) -> PortId {
-        self.next[sw as usize * self.hosts + dst as usize]
+        self.next[sw.idx() * self.hosts + dst.idx()]
     }
 }

@@ -47,7 +47,7 @@ impl Registered for ShortestPath {
     fn build(s: ShortestPathSettings, cfg: &RoutingConfig, topo: &Topology) -> ConfigResult<ShortestPath> {
         let table = build(topo, &s.routes)?;
         if let Some(cycle) = cycles::find(topo, &table).filter(|_| !cfg.allow_deadlock) {
-            let names: Vec<&str> = cycle.iter().map(|&c| topo.channels[c as usize].name.as_str()).collect();
+            let names: Vec<&str> = cycle.iter().map(|&c| topo.channels[c.idx()].name.as_str()).collect();
             return Err(ConfigError::new(
                 if s.routes.is_empty() { "routing.algorithm" } else { "routing.shortest_path.routes" },
                 format!(
@@ -76,17 +76,17 @@ fn build(topo: &Topology, routes: &[ExplicitRoute]) -> ConfigResult<Table> {
         // BFS backwards from the destination's switch over switch-to-switch links.
         let mut dist = vec![u32::MAX; n];
         let mut q = VecDeque::new();
-        if let Endpoint::Switch(s, p) = topo.channels[topo.host_in[d] as usize].from {
-            dist[s as usize] = 0;
-            next[s as usize * hosts + d] = p;
-            q.push_back(s as usize);
+        if let Endpoint::Switch(s, p) = topo.channels[topo.host_in[d].idx()].from {
+            dist[s.idx()] = 0;
+            next[s.idx() * hosts + d] = p;
+            q.push_back(s.idx());
         }
         while let Some(s) = q.pop_front() {
             for port in &topo.switches[s].ports {
-                if let Endpoint::Switch(t, _) = topo.channels[port.out as usize].to {
-                    if dist[t as usize] == u32::MAX {
-                        dist[t as usize] = dist[s] + 1;
-                        q.push_back(t as usize);
+                if let Endpoint::Switch(t, _) = topo.channels[port.out.idx()].to {
+                    if dist[t.idx()] == u32::MAX {
+                        dist[t.idx()] = dist[s] + 1;
+                        q.push_back(t.idx());
                     }
                 }
             }
@@ -96,11 +96,11 @@ fn build(topo: &Topology, routes: &[ExplicitRoute]) -> ConfigResult<Table> {
                 continue;
             }
             // Lowest-numbered port whose neighbour is one hop closer.
-            let best = topo.switches[s].ports.iter().position(|port| match topo.channels[port.out as usize].to {
-                Endpoint::Switch(t, _) => dist[t as usize] + 1 == dist[s],
+            let best = topo.switches[s].ports.iter().position(|port| match topo.channels[port.out.idx()].to {
+                Endpoint::Switch(t, _) => dist[t.idx()] + 1 == dist[s],
                 Endpoint::Host(_) => false,
             });
-            next[s * hosts + d] = best.expect("a switch at finite distance has a closer neighbour") as PortId;
+            next[s * hosts + d] = PortId::new(best.expect("a switch at finite distance has a closer neighbour"));
         }
     }
     for (i, r) in routes.iter().enumerate() {
@@ -112,20 +112,20 @@ fn build(topo: &Topology, routes: &[ExplicitRoute]) -> ConfigResult<Table> {
             .ok_or_else(|| ConfigError::new(format!("{key}.switch"), format!("no switch is named `{}`", r.switch)))?;
         let d = topo.host_by_name(&r.dest).ok_or_else(|| ConfigError::new(format!("{key}.dest"), format!("no host is named `{}`", r.dest)))?;
         let p = topo.switches[s].ports.iter().position(|port| {
-            let name = match topo.channels[port.out as usize].to {
-                Endpoint::Host(h) => &topo.host_names[h as usize],
-                Endpoint::Switch(t, _) => &topo.switches[t as usize].name,
+            let name = match topo.channels[port.out.idx()].to {
+                Endpoint::Host(h) => &topo.host_names[h.idx()],
+                Endpoint::Switch(t, _) => &topo.switches[t.idx()].name,
             };
             *name == r.next
         });
         let p = p.ok_or_else(|| ConfigError::new(format!("{key}.next"), format!("switch `{}` has no link to `{}`", r.switch, r.next)))?;
-        next[s * hosts + d as usize] = p as PortId;
+        next[s * hosts + d.idx()] = PortId::new(p);
     }
     // Every host must reach every other host.
     for src in 0..hosts {
-        let Endpoint::Switch(first, _) = topo.channels[topo.host_out[src] as usize].to else { unreachable!("hosts attach to switches") };
+        let Endpoint::Switch(first, _) = topo.channels[topo.host_out[src].idx()].to else { unreachable!("hosts attach to switches") };
         for d in 0..hosts {
-            if d != src && !reaches(topo, &next, hosts, first as usize, d) {
+            if d != src && !reaches(topo, &next, hosts, first.idx(), d) {
                 return Err(ConfigError::new(
                     "topology.links",
                     format!("host `{}` cannot reach host `{}`: the routes or links are incomplete", topo.host_names[src], topo.host_names[d]),
@@ -143,9 +143,9 @@ fn reaches(topo: &Topology, next: &[PortId], hosts: usize, mut s: usize, d: usiz
         if p == NO_PORT {
             return false;
         }
-        match topo.channels[topo.switches[s].ports[p as usize].out as usize].to {
-            Endpoint::Host(h) => return h as usize == d,
-            Endpoint::Switch(t, _) => s = t as usize,
+        match topo.channels[topo.switches[s].ports[p.idx()].out.idx()].to {
+            Endpoint::Host(h) => return h.idx() == d,
+            Endpoint::Switch(t, _) => s = t.idx(),
         }
     }
     false

@@ -15,7 +15,7 @@ use rand::RngExt;
 
 struct Subtree {
     /// First host of the subtree.
-    lo: NodeId,
+    lo: u32,
     /// Hosts below each down port.
     span: u32,
     /// Down ports in host order.
@@ -38,19 +38,19 @@ impl UpDown {
             return Err(ConfigError::new("routing.algorithm", format!("{name} needs a tree topology (kary_ntree or fat_tree2); use shortest_path")));
         }
         // Host ranges below every switch, leaves first.
-        let mut range: Vec<Option<(NodeId, NodeId)>> = vec![None; topo.switches.len()];
+        let mut range: Vec<Option<(u32, u32)>> = vec![None; topo.switches.len()];
         let mut order: Vec<usize> = (0..topo.switches.len()).collect();
         order.sort_by_key(|&s| topo.switches[s].level);
         let mut switches: Vec<Option<Subtree>> = (0..topo.switches.len()).map(|_| None).collect();
         for &s in &order {
             let node = &topo.switches[s];
-            let mut children: Vec<(NodeId, NodeId, PortId)> = Vec::new();
+            let mut children: Vec<(u32, u32, PortId)> = Vec::new();
             for (p, port) in node.ports.iter().enumerate().filter(|(_, p)| !p.up) {
-                let (lo, hi) = match topo.channels[port.out as usize].to {
-                    Endpoint::Host(h) => (h, h + 1),
-                    Endpoint::Switch(c, _) => range[c as usize].expect("children are built before parents"),
+                let (lo, hi) = match topo.channels[port.out.idx()].to {
+                    Endpoint::Host(h) => (h.0, h.0 + 1),
+                    Endpoint::Switch(c, _) => range[c.idx()].expect("children are built before parents"),
                 };
-                children.push((lo, hi, p as PortId));
+                children.push((lo, hi, PortId::new(p)));
             }
             children.sort_unstable();
             let lo = children[0].0;
@@ -63,7 +63,7 @@ impl UpDown {
                 lo,
                 span,
                 down: children.iter().map(|c| c.2).collect(),
-                up: node.ports.iter().enumerate().filter(|(_, p)| p.up).map(|(i, _)| i as PortId).collect(),
+                up: node.ports.iter().enumerate().filter(|(_, p)| p.up).map(|(i, _)| PortId::new(i)).collect(),
                 stride: topo.up_ports_per_level.iter().take(node.level as usize).product(),
             });
         }
@@ -72,7 +72,7 @@ impl UpDown {
 
     #[inline]
     pub fn route(&self, sw: SwitchId, dst: NodeId, rng: &mut Stream) -> PortId {
-        let t = &self.switches[sw as usize];
+        let (t, dst) = (&self.switches[sw.idx()], dst.0);
         if dst >= t.lo {
             if let Some(&p) = t.down.get(((dst - t.lo) / t.span) as usize) {
                 return p;

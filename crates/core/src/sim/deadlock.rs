@@ -100,11 +100,11 @@ impl<M: Mechanism> Sim<M> {
     /// routed to output channel d, and d is blocked too.
     fn cycle(&self, blocked: &[ChannelId]) -> Vec<ChannelId> {
         let waits_for = |c: ChannelId| -> Vec<ChannelId> {
-            let Endpoint::Switch(t, port) = self.topo.channels[c as usize].to else { return Vec::new() };
-            let sw = &self.switches[t as usize];
+            let Endpoint::Switch(t, port) = self.topo.channels[c.idx()].to else { return Vec::new() };
+            let sw = &self.switches[t.idx()];
             let mut next = Vec::new();
-            for ivc in &sw.inputs[port as usize] {
-                ivc.queues.for_each(|pkt| next.push(self.topo.switches[t as usize].ports[self.slab.get(pkt).out_port as usize].out));
+            for ivc in &sw.inputs[port.idx()] {
+                ivc.queues.for_each(|pkt| next.push(self.topo.switches[t.idx()].ports[self.slab.get(pkt).out_port.idx()].out));
             }
             next.retain(|d| blocked.contains(d));
             next.sort_unstable();
@@ -116,6 +116,6 @@ impl<M: Mechanism> Sim<M> {
 
     /// The channel's name as `links.csv` gives it (`s0-s1>`: link s0-s1, from s0 to s1).
     fn channel_name(&self, c: ChannelId) -> String {
-        self.topo.channels[c as usize].name.clone()
+        self.topo.channels[c.idx()].name.clone()
     }
 }

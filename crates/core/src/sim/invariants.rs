@@ -37,11 +37,11 @@ impl<M: Mechanism> Sim<M> {
             match *ev {
                 Event::HeadArrive { ch, pkt } | Event::Deliver { ch, pkt } => {
                     let p = self.slab.get(pkt);
-                    on_link[ch as usize * nv + p.vc as usize] += p.bytes as u64;
+                    on_link[ch.idx() * nv + p.vc as usize] += p.bytes as u64;
                     count(p.kind);
                 }
-                Event::Credit { ch, vc, bytes } => credits_back[ch as usize * nv + vc as usize] += bytes as u64,
-                Event::XbarDone { sw, out, vc, bytes, .. } => routed[sw as usize][out as usize * nv + vc as usize] += bytes as u64,
+                Event::Credit { ch, vc, bytes } => credits_back[ch.idx() * nv + vc as usize] += bytes as u64,
+                Event::XbarDone { sw, out, vc, bytes, .. } => routed[sw.idx()][out.idx() * nv + vc as usize] += bytes as u64,
                 _ => {}
             }
         }
@@ -56,8 +56,8 @@ impl<M: Mechanism> Sim<M> {
                     ivc.queues.for_each(|pkt| {
                         let p = self.slab.get(pkt);
                         count(p.kind);
-                        routed[s][p.out_port as usize * nv + vc] += p.bytes as u64;
-                        voqs[p.out_port as usize] += p.bytes;
+                        routed[s][p.out_port.idx() * nv + vc] += p.bytes as u64;
+                        voqs[p.out_port.idx()] += p.bytes;
                     });
                     if voqs.iter().sum::<u32>() != ivc.queued {
                         return Err(format!("switch {s} input {port} VC {vc}: its queued byte count is not the sum of its packets"));
@@ -107,12 +107,12 @@ impl<M: Mechanism> Sim<M> {
         for (ch, c) in self.topo.channels.iter().enumerate() {
             for vc in 0..nv {
                 let credits = match c.from {
-                    Endpoint::Host(n) => self.nics[n as usize].credits[vc],
-                    Endpoint::Switch(s, p) => self.switches[s as usize].outputs[p as usize].vcs[vc].credits,
+                    Endpoint::Host(n) => self.nics[n.idx()].credits[vc],
+                    Endpoint::Switch(s, p) => self.switches[s.idx()].outputs[p.idx()].vcs[vc].credits,
                 } as u64;
                 let buffered = match c.to {
                     Endpoint::Host(_) => 0,
-                    Endpoint::Switch(s, p) => self.switches[s as usize].inputs[p as usize][vc].bytes as u64,
+                    Endpoint::Switch(s, p) => self.switches[s.idx()].inputs[p.idx()][vc].bytes as u64,
                 };
                 let i = ch * nv + vc;
                 let total = credits + on_link[i] + buffered + credits_back[i];

@@ -239,9 +239,9 @@ impl<M: Mechanism> Sim<M> {
         // mixed link rates (the thesis' testbed) a slow input must not throttle a fast link.
         let mut xbar_rate: Vec<Rate> = topo.channels.iter().map(|c| c.rate.scaled(cfg.switch.speedup)).collect();
         for sw in &topo.switches {
-            let fastest = sw.ports.iter().map(|p| topo.channels[p.out as usize].rate).max().unwrap_or(Rate { mbps: 0 });
+            let fastest = sw.ports.iter().map(|p| topo.channels[p.out.idx()].rate).max().unwrap_or(Rate { mbps: 0 });
             for p in &sw.ports {
-                xbar_rate[p.out as usize] = fastest.scaled(cfg.switch.speedup);
+                xbar_rate[p.out.idx()] = fastest.scaled(cfg.switch.speedup);
             }
         }
         let mut vc_groups = Vec::new();
@@ -262,7 +262,7 @@ impl<M: Mechanism> Sim<M> {
         // Greedy classes without ON-OFF periods send from start to stop (ON periods are counted
         // as they open, `nic_ops::arrival`).
         for (i, c) in traffic.classes.iter().enumerate().filter(|(_, c)| c.greedy && c.on_off.is_none() && c.pattern != crate::config::Pattern::Burst) {
-            let mbps = c.sources.iter().map(|&h| topo.channels[topo.host_out[h as usize] as usize].rate.mbps).sum();
+            let mbps = c.sources.iter().map(|&h| topo.channels[topo.host_out[h.idx()].idx()].rate.mbps).sum();
             stats.active(i as ClassId, mbps, c.start, c.stop);
         }
         let mut sim = Sim {
@@ -362,19 +362,19 @@ impl<M: Mechanism> Sim<M> {
 
     fn dispatch(&mut self, ev: Event) {
         match ev {
-            Event::Credit { ch, vc, bytes } => match self.topo.channels[ch as usize].from {
+            Event::Credit { ch, vc, bytes } => match self.topo.channels[ch.idx()].from {
                 Endpoint::Host(n) => {
-                    self.nics[n as usize].credits[vc as usize] += bytes;
+                    self.nics[n.idx()].credits[vc as usize] += bytes;
                     self.try_inject(n);
                 }
                 Endpoint::Switch(s, p) => {
-                    self.switches[s as usize].outputs[p as usize].vcs[vc as usize].credits += bytes;
+                    self.switches[s.idx()].outputs[p.idx()].vcs[vc as usize].credits += bytes;
                     self.try_link(s, p);
                 }
             },
-            Event::LinkFree { ch } => match self.topo.channels[ch as usize].from {
+            Event::LinkFree { ch } => match self.topo.channels[ch.idx()].from {
                 Endpoint::Host(n) => {
-                    let nic = &mut self.nics[n as usize];
+                    let nic = &mut self.nics[n.idx()];
                     if nic.stretch > 0 {
                         let extra = std::mem::take(&mut nic.stretch);
                         self.events.push(self.now + extra, Event::LinkFree { ch });
@@ -391,7 +391,7 @@ impl<M: Mechanism> Sim<M> {
             Event::HeadCheck { sw, port, pkt } => self.head_check(sw, port, pkt),
             Event::Deliver { ch, pkt } => self.deliver(ch, pkt),
             Event::NicWake { node } => {
-                let nic = &mut self.nics[node as usize];
+                let nic = &mut self.nics[node.idx()];
                 if nic.wake_at.is_some_and(|t| t <= self.now) {
                     nic.wake_at = None;
                 }

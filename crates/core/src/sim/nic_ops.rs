@@ -4,7 +4,7 @@
 use super::Sim;
 use crate::cc::{Ctx, Gate, Mechanism, QueueView, VcClass};
 use crate::engine::Event;
-use crate::ids::{ChannelId, Endpoint, NodeId, PacketId, QpId};
+use crate::ids::{ChannelId, Endpoint, NodeId, PacketId, PortId, QpId};
 use crate::nic::{InRing, Message};
 use crate::packet::{Packet, PacketKind};
 use crate::time::{ps, Time};
@@ -19,7 +19,7 @@ impl<M: Mechanism> Sim<M> {
         if self.traffic.classes[class as usize].on_off.is_some() {
             // A greedy ON period opened: the source offers its link until it closes.
             let until = self.traffic.sources[s].on_until.min(self.traffic.classes[class as usize].stop);
-            let mbps = self.topo.channels[self.nics[node as usize].out as usize].rate.mbps;
+            let mbps = self.topo.channels[self.nics[node.idx()].out.idx()].rate.mbps;
             self.stats.active(class, mbps, self.now, until);
         }
         let node = self.next_message(s);
@@ -44,10 +44,10 @@ impl<M: Mechanism> Sim<M> {
         let bytes = msg.packets as u64 * self.p.data_bytes as u64;
         self.stats.offered(self.now, msg.class, node, bytes, msg.packets as u64);
         let packets = msg.packets;
-        let nic = &mut self.nics[node as usize];
+        let nic = &mut self.nics[node.idx()];
         let qps = &mut self.qps;
         let qp = *nic.qp_of.entry(dst).or_insert_with(|| qps.open(node, dst));
-        let q = &mut qps.slots[qp as usize];
+        let q = &mut qps.slots[qp.idx()];
         if q.messages.is_empty() {
             q.head_since = self.now;
         }
@@ -64,15 +64,15 @@ impl<M: Mechanism> Sim<M> {
     }
 
     fn view(&self, qp: QpId) -> QueueView {
-        let q = &self.qps.slots[qp as usize];
+        let q = &self.qps.slots[qp.idx()];
         let (packets, left) = q.messages.front().map_or((0, 0), |m| (m.packets, m.packets - m.sent));
-        let link_rate = self.topo.channels[self.nics[q.src as usize].out as usize].rate;
+        let link_rate = self.topo.channels[self.nics[q.src.idx()].out.idx()].rate;
         QueueView { qp, src: q.src, dst: q.dst, retransmission: !q.retx.is_empty(), head_message_packets: packets, head_message_left: left, link_rate }
     }
 
     /// The mechanism handed `pkt` back to send queue `qp` of `node` (`Ctx::retransmit`).
     pub(super) fn requeue(&mut self, node: NodeId, qp: QpId, pkt: Packet<M::Header>) {
-        let q = &mut self.qps.slots[qp as usize];
+        let q = &mut self.qps.slots[qp.idx()];
         debug_assert_eq!((q.src, q.dst), (node, pkt.dst), "retransmission into a released queue");
         q.retx.push_back(pkt);
         if !q.active {
@@ -80,7 +80,7 @@ impl<M: Mechanism> Sim<M> {
             self.activate(node, qp);
         } else if self.p.nic_oldest_first {
             // The resent packet may be older than the queue's head message: the queue moves up.
-            let ring = &mut self.nics[node as usize].ring;
+            let ring = &mut self.nics[node.idx()].ring;
             let at = ring.iter().position(|e| e.qp == qp).expect("an active queue is in the ring");
             ring.remove(at);
             self.activate(node, qp);
@@ -91,9 +91,9 @@ impl<M: Mechanism> Sim<M> {
     /// Puts send queue `qp` of `node` in its ring: last in round-robin order, or by the age of its
     /// oldest packet under `nic.arbitration = "oldest_first"` (ties: the earlier comer first).
     fn activate(&mut self, node: NodeId, qp: QpId) {
-        let q = &self.qps.slots[qp as usize];
+        let q = &self.qps.slots[qp.idx()];
         let age = q.retx.front().map(|p| p.created).into_iter().chain(q.messages.front().map(|m| m.created)).min().unwrap_or(Time::MAX);
-        let ring = &mut self.nics[node as usize].ring;
+        let ring = &mut self.nics[node.idx()].ring;
         // Oldest first keeps the ring sorted by age (see `requeue`).
         let at = if self.p.nic_oldest_first { ring.partition_point(|e| e.age <= age) } else { ring.len() };
         ring.insert(at, InRing { qp, age });
@@ -106,7 +106,7 @@ impl<M: Mechanism> Sim<M> {
     /// slots no reserved or unreserved packet wants (SRP paper §6.1: "normal data packets are
     /// preferentially admitted into the network when competing with a speculative packet").
     pub(super) fn try_inject(&mut self, node: NodeId) {
-        let nic = &self.nics[node as usize];
+        let nic = &self.nics[node.idx()];
         if nic.link_busy {
             // Control packets interleave into a data packet on the link (see `sim`).
             if !nic.sending_control {
@@ -118,16 +118,16 @@ impl<M: Mechanism> Sim<M> {
             return;
         }
         // Every queue would be asked and rotated once, back to the same order, for nothing.
-        if (!M::HOOKS.inject_gate || M::GATE_ONLY_READS) && self.nics[node as usize].credits[self.mech.data_vc() as usize] < self.p.data_bytes {
+        if (!M::HOOKS.inject_gate || M::GATE_ONLY_READS) && self.nics[node.idx()].credits[self.mech.data_vc() as usize] < self.p.data_bytes {
             return;
         }
         let mut wait: Option<Time> = None;
         let mut low: Option<(usize, QpId, u8)> = None;
         let oldest_first = self.p.nic_oldest_first;
-        for k in 0..self.nics[node as usize].ring.len() {
+        for k in 0..self.nics[node.idx()].ring.len() {
             // Round-robin rotates the ring as it goes; oldest-first keeps it ordered by age.
             let at = if oldest_first { k } else { 0 };
-            let qp = self.nics[node as usize].ring[at].qp;
+            let qp = self.nics[node.idx()].ring[at].qp;
             let paced = if self.p.paced { self.paced_until(qp) } else { 0 };
             let gate = if paced > self.now {
                 Gate::At(paced)
@@ -145,7 +145,7 @@ impl<M: Mechanism> Sim<M> {
                 Gate::Now(self.mech.data_vc())
             };
             match gate {
-                Gate::Now(vc) if self.nics[node as usize].credits[vc as usize] >= self.p.data_bytes => {
+                Gate::Now(vc) if self.nics[node.idx()].credits[vc as usize] >= self.p.data_bytes => {
                     if self.vcs[vc as usize].class != VcClass::Low {
                         return self.serve(node, at, qp, vc);
                     }
@@ -155,7 +155,7 @@ impl<M: Mechanism> Sim<M> {
                 _ => {}
             }
             if !oldest_first {
-                self.nics[node as usize].ring.rotate_left(1);
+                self.nics[node.idx()].ring.rotate_left(1);
             }
         }
         // Round-robin came full circle: the queue is back at position `k`.
@@ -163,7 +163,7 @@ impl<M: Mechanism> Sim<M> {
             return self.serve(node, k, qp, vc);
         }
         if let Some(t) = wait {
-            let nic = &mut self.nics[node as usize];
+            let nic = &mut self.nics[node.idx()];
             if nic.wake_at.is_none_or(|w| t < w) {
                 nic.wake_at = Some(t);
                 self.events.push(t, Event::NicWake { node });
@@ -174,7 +174,7 @@ impl<M: Mechanism> Sim<M> {
     /// Injects the next packet of send queue `qp`, at position `at` in the ring, on `vc`: the
     /// queue moves to the front, where `launch` takes it out of the ring.
     fn serve(&mut self, node: NodeId, at: usize, qp: QpId, vc: u8) {
-        let ring = &mut self.nics[node as usize].ring;
+        let ring = &mut self.nics[node.idx()].ring;
         if self.p.nic_oldest_first {
             let served = ring.remove(at).expect("the served queue is in the ring");
             ring.push_front(served);
@@ -187,7 +187,7 @@ impl<M: Mechanism> Sim<M> {
     /// Earliest start of the next packet of send queue `qp` under its head message's source's
     /// `rate_limit` (0 if none). Retransmissions are the mechanism's and are not paced.
     fn paced_until(&self, qp: QpId) -> Time {
-        let q = &self.qps.slots[qp as usize];
+        let q = &self.qps.slots[qp.idx()];
         match q.messages.front() {
             Some(m) if q.retx.is_empty() => self.traffic.sources[m.source as usize].paced_until,
             _ => 0,
@@ -197,12 +197,12 @@ impl<M: Mechanism> Sim<M> {
     /// Sends the oldest queued control packet if its VC has credits (interleaved if a data
     /// packet is on the link).
     fn send_control_head(&mut self, node: NodeId) -> bool {
-        let Some(&pkt) = self.control[node as usize].front() else { return false };
+        let Some(&pkt) = self.control[node.idx()].front() else { return false };
         let p = self.slab.get(pkt);
-        if self.nics[node as usize].credits[p.vc as usize] < p.bytes {
+        if self.nics[node.idx()].credits[p.vc as usize] < p.bytes {
             return false;
         }
-        self.control[node as usize].pop_front();
+        self.control[node.idx()].pop_front();
         self.send(node, pkt);
         true
     }
@@ -211,7 +211,7 @@ impl<M: Mechanism> Sim<M> {
     /// retransmission if one waits, else the next packet of its head message.
     fn inject_data(&mut self, node: NodeId, qp: QpId, vc: u8) {
         let now = self.now;
-        let q = &mut self.qps.slots[qp as usize];
+        let q = &mut self.qps.slots[qp.idx()];
         if let Some(mut pkt) = q.retx.pop_front() {
             pkt.vc = vc;
             pkt.injected = now;
@@ -221,7 +221,7 @@ impl<M: Mechanism> Sim<M> {
         let msg = q.messages.front_mut().expect("active queues hold a message");
         msg.sent += 1;
         if let Some(pace) = self.traffic.classes[msg.class as usize].pace {
-            let ser = self.topo.channels[self.nics[node as usize].out as usize].rate.serialization(self.p.data_bytes);
+            let ser = self.topo.channels[self.nics[node.idx()].out.idx()].rate.serialization(self.p.data_bytes);
             self.traffic.sources[msg.source as usize].paced_until = now + ps(ser as f64 * pace);
         }
         let pkt = Packet {
@@ -238,7 +238,7 @@ impl<M: Mechanism> Sim<M> {
             head_in: 0,
             tail_in: 0,
             queued: 0,
-            out_port: 0,
+            out_port: PortId(0),
             marked: false,
             hdr: M::Header::default(),
             uid: self.next_uid,
@@ -257,7 +257,7 @@ impl<M: Mechanism> Sim<M> {
     fn launch(&mut self, node: NodeId, qp: QpId, mut pkt: Packet<M::Header>, finished: Option<u32>) {
         let now = self.now;
         // Out of the ring first: a queue the refill below activates must not take its place.
-        self.nics[node as usize].ring.pop_front();
+        self.nics[node.idx()].ring.pop_front();
         // A greedy source always has its next message ready, queued before this queue is
         // checked for emptiness: a greedy flow is one flow, its queue never empties (mechanisms
         // that keep per-flow state see one long flow, not one per message). The link is busy
@@ -267,7 +267,7 @@ impl<M: Mechanism> Sim<M> {
                 self.next_message(s as usize);
             }
         }
-        let q = &mut self.qps.slots[qp as usize];
+        let q = &mut self.qps.slots[qp.idx()];
         let emptied = q.messages.is_empty() && q.retx.is_empty();
         if emptied {
             q.active = false;
@@ -286,7 +286,7 @@ impl<M: Mechanism> Sim<M> {
             let view = self.view(qp);
             let mut ctx = mech_ctx!(self);
             if self.mech.release_queue(&mut ctx, view) {
-                self.nics[node as usize].qp_of.remove(&view.dst);
+                self.nics[node.idx()].qp_of.remove(&view.dst);
                 self.qps.free.push(qp);
             }
         }
@@ -295,12 +295,12 @@ impl<M: Mechanism> Sim<M> {
     /// Puts `pkt` on the injection link of `node`; if the link is busy (a control packet
     /// interleaving into a data packet), the link stays busy that much longer.
     fn send(&mut self, node: NodeId, pkt: PacketId) {
-        let nic = &mut self.nics[node as usize];
+        let nic = &mut self.nics[node.idx()];
         let ch = nic.out;
         let p = self.slab.get_mut(pkt);
         p.injected = self.now;
         nic.credits[p.vc as usize] -= p.bytes;
-        let c = &self.topo.channels[ch as usize];
+        let c = &self.topo.channels[ch.idx()];
         let bytes = p.bytes;
         let ser = c.rate.serialization(bytes);
         if nic.link_busy {
@@ -317,9 +317,9 @@ impl<M: Mechanism> Sim<M> {
     /// The tail of `pkt` reached its destination NIC: it is consumed at once (ejection at link
     /// rate) and its buffer space credited back.
     pub(super) fn deliver(&mut self, ch: ChannelId, pkt: PacketId) {
-        let Endpoint::Host(node) = self.topo.channels[ch as usize].to else { unreachable!("delivery is to a host") };
+        let Endpoint::Host(node) = self.topo.channels[ch.idx()].to else { unreachable!("delivery is to a host") };
         let p = *self.slab.get(pkt);
-        self.events.push(self.now + self.topo.channels[ch as usize].latency, Event::Credit { ch, vc: p.vc, bytes: p.bytes });
+        self.events.push(self.now + self.topo.channels[ch.idx()].latency, Event::Credit { ch, vc: p.vc, bytes: p.bytes });
         match p.kind {
             PacketKind::Data => {
                 // Mechanisms see every arrival (a duplicate still gets its ACK); statistics

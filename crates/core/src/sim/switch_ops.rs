@@ -19,10 +19,10 @@ impl<M: Mechanism> Sim<M> {
     /// The head of `pkt`, which reached the switch input fed by channel `ch` one router latency
     /// ago, has been routed and written to its input queue (see `Event::HeadArrive`).
     pub(super) fn head_arrive(&mut self, ch: ChannelId, pkt: PacketId) {
-        let Endpoint::Switch(s, port) = self.topo.channels[ch as usize].to else { unreachable!("packets for hosts are delivered, not head-arrived") };
-        let rate = self.topo.channels[ch as usize].rate;
+        let Endpoint::Switch(s, port) = self.topo.channels[ch.idx()].to else { unreachable!("packets for hosts are delivered, not head-arrived") };
+        let rate = self.topo.channels[ch.idx()].rate;
         let now = self.now;
-        let sw = &mut self.switches[s as usize];
+        let sw = &mut self.switches[s.idx()];
         let p = self.slab.get_mut(pkt);
         p.head_in = now - self.p.router_latency;
         p.tail_in = p.head_in + rate.serialization(p.bytes);
@@ -35,9 +35,9 @@ impl<M: Mechanism> Sim<M> {
         }
         let p = self.slab.get(pkt);
         let (vc, bytes, out) = (p.vc, p.bytes, p.out_port);
-        let sw = &mut self.switches[s as usize];
+        let sw = &mut self.switches[s.idx()];
         let is_head = sw.enqueue(port, vc, out, pkt, bytes);
-        if M::HOOKS.input_full && sw.inputs[port as usize][vc as usize].bytes + self.p.data_bytes > self.p.in_cap {
+        if M::HOOKS.input_full && sw.inputs[port.idx()][vc as usize].bytes + self.p.data_bytes > self.p.in_cap {
             let tail = self.slab.get(pkt).tail_in.max(now);
             self.events.push(tail, Event::TailIn { sw: s, port, vc });
         }
@@ -53,7 +53,7 @@ impl<M: Mechanism> Sim<M> {
     /// that cut through, or waited only while another crossed, occupied the buffer "only
     /// briefly" and is not among the packets of a full buffer (Santos et al. footnote 10).
     pub(super) fn tail_in(&mut self, s: SwitchId, port: PortId, vc: Vc) {
-        let ivc = &self.switches[s as usize].inputs[port as usize][vc as usize];
+        let ivc = &self.switches[s.idx()].inputs[port.idx()][vc as usize];
         let leaving = ivc.bytes != ivc.queued;
         if ivc.bytes + self.p.data_bytes > self.p.in_cap && !leaving {
             self.input_full(s, port, vc);
@@ -63,15 +63,15 @@ impl<M: Mechanism> Sim<M> {
     /// Switch `s` sends control packet `pkt` (see `Switch::inputs`): it is at the head of the
     /// local input at once, its pipeline latency spent.
     pub(super) fn local_inject(&mut self, s: SwitchId, pkt: PacketId) {
-        let port = self.switches[s as usize].ports as PortId;
+        let port = PortId::new(self.switches[s.idx()].ports);
         let now = self.now;
-        let sw = &mut self.switches[s as usize];
+        let sw = &mut self.switches[s.idx()];
         let p = self.slab.get_mut(pkt);
         p.head_in = now.saturating_sub(self.p.router_latency);
         p.tail_in = now;
         p.out_port = self.routing.route(s, p.dst, &mut sw.rng);
         let (vc, bytes, out) = (p.vc, p.bytes, p.out_port);
-        if self.switches[s as usize].enqueue(port, vc, out, pkt, bytes) {
+        if self.switches[s.idx()].enqueue(port, vc, out, pkt, bytes) {
             self.request(s, port, pkt);
         }
     }
@@ -79,9 +79,9 @@ impl<M: Mechanism> Sim<M> {
     /// Returns `bytes` of credit for input `port` upstream, once the tail has left (at `at`).
     /// The local input has no upstream.
     fn return_credit(&mut self, s: SwitchId, port: PortId, vc: Vc, bytes: u32, at: crate::time::Time) {
-        if let Some(p) = self.topo.switches[s as usize].ports.get(port as usize) {
+        if let Some(p) = self.topo.switches[s.idx()].ports.get(port.idx()) {
             let inp = p.inp;
-            self.events.push(at + self.topo.channels[inp as usize].latency, Event::Credit { ch: inp, vc, bytes });
+            self.events.push(at + self.topo.channels[inp.idx()].latency, Event::Credit { ch: inp, vc, bytes });
         }
     }
 
@@ -99,9 +99,9 @@ impl<M: Mechanism> Sim<M> {
         }
         let p = self.slab.get(pkt);
         let (vc, out) = (p.vc, p.out_port);
-        let sw = &mut self.switches[s as usize];
-        sw.outputs[out as usize].req[vc as usize] |= 1 << port;
-        sw.in_req[port as usize] |= 1 << out;
+        let sw = &mut self.switches[s.idx()];
+        sw.outputs[out.idx()].req[vc as usize] |= port.bit();
+        sw.in_req[port.idx()] |= out.bit();
         self.try_allocate(s, out);
     }
 
@@ -126,11 +126,11 @@ impl<M: Mechanism> Sim<M> {
         let p = self.slab.get(pkt);
         let (vc, out) = (p.vc, p.out_port);
         // A reused slot may describe a packet of a switch with more ports.
-        let waiting = self.switches[s as usize].inputs[port as usize][vc as usize].queues.head(out) == Some(pkt);
+        let waiting = self.switches[s.idx()].inputs[port.idx()][vc as usize].queues.head(out) == Some(pkt);
         if !waiting || self.judge_head(s, port, pkt) {
             return;
         }
-        self.switches[s as usize].withdraw(port, out, vc);
+        self.switches[s.idx()].withdraw(port, out, vc);
         self.drop_head(s, port, pkt);
     }
 
@@ -139,9 +139,9 @@ impl<M: Mechanism> Sim<M> {
     fn drop_head(&mut self, s: SwitchId, port: PortId, pkt: PacketId) {
         let p = *self.slab.get(pkt);
         let next = self.take_head(s, port, p.vc, p.out_port, pkt);
-        let sw = &mut self.switches[s as usize];
-        sw.outputs[p.out_port as usize].queued[p.vc as usize] -= p.bytes;
-        sw.inputs[port as usize][p.vc as usize].bytes -= p.bytes;
+        let sw = &mut self.switches[s.idx()];
+        sw.outputs[p.out_port.idx()].queued[p.vc as usize] -= p.bytes;
+        sw.inputs[port.idx()][p.vc as usize].bytes -= p.bytes;
         self.return_credit(s, port, p.vc, p.bytes, self.now.max(p.tail_in));
         if p.kind == PacketKind::Data {
             self.stats.counters.dropped += 1;
@@ -157,12 +157,12 @@ impl<M: Mechanism> Sim<M> {
     /// (un)pins the input by its bypass count; returns the queue's next head.
     fn take_head(&mut self, s: SwitchId, port: PortId, vc: Vc, out: PortId, pkt: PacketId) -> Option<PacketId> {
         let bytes = self.slab.get(pkt).bytes;
-        let sw = &mut self.switches[s as usize];
+        let sw = &mut self.switches[s.idx()];
         let (next, pinned) = sw.dequeue(port, vc, out, pkt, bytes);
         if pinned {
-            sw.pinned[vc as usize] |= 1 << port;
+            sw.pinned[vc as usize] |= port.bit();
         } else {
-            sw.pinned[vc as usize] &= !(1 << port);
+            sw.pinned[vc as usize] &= !port.bit();
         }
         next
     }
@@ -177,8 +177,8 @@ impl<M: Mechanism> Sim<M> {
     /// The input, VC and packet that output `out` serves next (and the VC round-robin's next
     /// offset): VC classes in priority order, VCs of a class and inputs in round-robin order.
     fn pick(&self, s: SwitchId, out: PortId) -> Option<(PortId, Vc, PacketId, usize)> {
-        let sw = &self.switches[s as usize];
-        let o = &sw.outputs[out as usize];
+        let sw = &self.switches[s.idx()];
+        let o = &sw.outputs[out.idx()];
         for group in &self.vc_groups {
             // Control packets cross even while the ports are moving a larger packet.
             let control = self.is_control(group[0]);
@@ -221,7 +221,7 @@ impl<M: Mechanism> Sim<M> {
                         }
                     }
                 }
-                let (i, pkt) = (i as PortId, head(i));
+                let (i, pkt) = (PortId(i as u16), head(i));
                 if o.vcs[vc as usize].bytes + self.slab.get(pkt).bytes > self.p.out_cap {
                     continue; // no room in this VC's output buffer
                 }
@@ -232,19 +232,19 @@ impl<M: Mechanism> Sim<M> {
     }
 
     fn grant(&mut self, s: SwitchId, i: PortId, out: PortId, vc: Vc, pkt: PacketId, next_vc: usize) {
-        let inputs = self.switches[s as usize].inputs.len();
-        let out_ch = self.topo.switches[s as usize].ports[out as usize].out;
-        let xbar = self.xbar_rate[out_ch as usize];
+        let inputs = self.switches[s.idx()].inputs.len();
+        let out_ch = self.topo.switches[s.idx()].ports[out.idx()].out;
+        let xbar = self.xbar_rate[out_ch.idx()];
         let now = self.now;
         let occupies = !self.is_control(vc);
         let next = self.take_head(s, i, vc, out, pkt);
-        let sw = &mut self.switches[s as usize];
+        let sw = &mut self.switches[s.idx()];
         if occupies {
-            sw.in_busy |= 1 << i;
+            sw.in_busy |= i.bit();
         }
         sw.withdraw(i, out, vc);
-        let o = &mut sw.outputs[out as usize];
-        o.rr[vc as usize] = ((i as usize + 1) % inputs) as u8;
+        let o = &mut sw.outputs[out.idx()];
+        o.rr[vc as usize] = ((i.idx() + 1) % inputs) as u8;
         o.vc_rr = next_vc as u8;
         o.xbar_busy |= occupies;
         let p = self.slab.get_mut(pkt);
@@ -268,37 +268,37 @@ impl<M: Mechanism> Sim<M> {
     }
 
     pub(super) fn xbar_done(&mut self, s: SwitchId, i: PortId, out: PortId, vc: Vc, bytes: u32, occupied: bool) {
-        let sw = &mut self.switches[s as usize];
+        let sw = &mut self.switches[s.idx()];
         if occupied {
-            sw.in_busy &= !(1 << i);
-            sw.outputs[out as usize].xbar_busy = false;
+            sw.in_busy &= !i.bit();
+            sw.outputs[out.idx()].xbar_busy = false;
         }
-        sw.outputs[out as usize].queued[vc as usize] -= bytes;
-        let ivc = &mut sw.inputs[i as usize][vc as usize];
+        sw.outputs[out.idx()].queued[vc as usize] -= bytes;
+        let ivc = &mut sw.inputs[i.idx()][vc as usize];
         ivc.bytes -= bytes;
         self.return_credit(s, i, vc, bytes, self.now);
         // The input is free again. A bypass FIFO offers its head first (FIFO order), then
         // `out` takes its next input, then the input's other outputs, starting after `out` so
         // that none is favoured.
-        if let Some(head) = self.switches[s as usize].inputs[i as usize][vc as usize].queues.fifo_head() {
+        if let Some(head) = self.switches[s.idx()].inputs[i.idx()][vc as usize].queues.fifo_head() {
             let head_out = self.slab.get(head).out_port;
             self.try_allocate(s, head_out);
         }
         self.try_allocate(s, out);
-        let mut pending = self.switches[s as usize].in_req[i as usize];
+        let mut pending = self.switches[s.idx()].in_req[i.idx()];
         while pending != 0 {
-            let o = next_from(pending, out as u32 + 1);
+            let o = next_from(pending, out.0 as u32 + 1);
             pending &= !(1 << o);
-            self.try_allocate(s, o as PortId);
+            self.try_allocate(s, PortId(o as u16));
         }
     }
 
     /// Output `port`'s link finished a packet (or a deferred start is due).
     pub(super) fn link_free(&mut self, s: SwitchId, port: PortId) {
-        let o = &mut self.switches[s as usize].outputs[port as usize];
+        let o = &mut self.switches[s.idx()].outputs[port.idx()];
         if o.stretch > 0 {
             let extra = std::mem::take(&mut o.stretch);
-            let ch = self.topo.switches[s as usize].ports[port as usize].out;
+            let ch = self.topo.switches[s.idx()].ports[port.idx()].out;
             self.events.push(self.now + extra, Event::LinkFree { ch });
             return;
         }
@@ -318,13 +318,13 @@ impl<M: Mechanism> Sim<M> {
     /// lower-class packet is on the link, control packets interleave (see the module doc of
     /// `sim`).
     pub(super) fn try_link(&mut self, s: SwitchId, port: PortId) {
-        let ch = self.topo.switches[s as usize].ports[port as usize].out;
+        let ch = self.topo.switches[s.idx()].ports[port.idx()].out;
         let (rate, latency, to) = {
-            let c = &self.topo.channels[ch as usize];
+            let c = &self.topo.channels[ch.idx()];
             (c.rate, c.latency, c.to)
         };
         let now = self.now;
-        let o = &self.switches[s as usize].outputs[port as usize];
+        let o = &self.switches[s.idx()].outputs[port.idx()];
         let interleave = o.link_busy;
         if interleave && o.sending.is_some_and(|(vc, _)| self.is_control(vc)) {
             return;
@@ -349,7 +349,7 @@ impl<M: Mechanism> Sim<M> {
         let ser = rate.serialization(bytes);
         // A tail may not leave before it reached the output buffer.
         let earliest = tail_at_output.saturating_sub(ser);
-        let o = &mut self.switches[s as usize].outputs[port as usize];
+        let o = &mut self.switches[s.idx()].outputs[port.idx()];
         if earliest > now {
             if !interleave {
                 o.link_busy = true;
@@ -401,7 +401,7 @@ impl<M: Mechanism> Sim<M> {
     /// The fullest virtual output queue of the switch's inputs for output `port` on `vc`
     /// (bytes), their total, and how many inputs have bytes queued for it.
     fn voq_detail(&self, s: SwitchId, port: PortId, vc: Vc) -> (u32, u32, u32) {
-        let voqs = &self.switches[s as usize].outputs[port as usize].voq_bytes[vc as usize];
+        let voqs = &self.switches[s.idx()].outputs[port.idx()].voq_bytes[vc as usize];
         (voqs.iter().copied().max().unwrap_or(0), voqs.iter().sum(), voqs.iter().filter(|&&b| b > 0).count() as u32)
     }
 
@@ -410,7 +410,7 @@ impl<M: Mechanism> Sim<M> {
     fn input_full(&mut self, s: SwitchId, port: PortId, vc: Vc) {
         let mut contents = std::mem::take(&mut self.scratch);
         contents.clear();
-        self.switches[s as usize].inputs[port as usize][vc as usize].queues.for_each(|id| {
+        self.switches[s.idx()].inputs[port.idx()][vc as usize].queues.for_each(|id| {
             let p = self.slab.get(id);
             if p.kind == PacketKind::Data {
                 contents.push((p.uid, p.out_port));

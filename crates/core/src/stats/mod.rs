@@ -125,7 +125,7 @@ impl Stats {
         }
         if self.in_window(t) {
             self.classes[class as usize].offered_bytes += bytes;
-            self.source_offered[src as usize] += bytes;
+            self.source_offered[src.idx()] += bytes;
         }
     }
 
@@ -163,7 +163,7 @@ impl Stats {
             c.inflight.record(inflight);
             c.network.record(t - p.ready);
             c.marked += p.marked as u64;
-            self.source_accepted[p.src as usize] += p.bytes as u64;
+            self.source_accepted[p.src.idx()] += p.bytes as u64;
         }
     }
 
@@ -171,7 +171,7 @@ impl Stats {
     pub fn sent(&mut self, t: Time, ch: ChannelId, bytes: u32) {
         self.counters.hops += 1;
         if self.in_window(t) {
-            self.channel_bytes[ch as usize] += bytes as u64;
+            self.channel_bytes[ch.idx()] += bytes as u64;
         }
     }
 }

@@ -2,6 +2,7 @@
 //! hold, and what Python receives.
 
 use super::{Fairness, LatencySummary, Stats};
+use crate::ids::NodeId;
 use crate::sim::Deadlock;
 use crate::time::{ns_from_ps, Rate, Time};
 use crate::topology::Topology;
@@ -121,13 +122,13 @@ impl Summary {
     pub(crate) fn build(c: Context) -> Summary {
         let s = c.stats;
         let window = s.end - s.warmup;
-        let host_rate = |h: u32| c.topo.channels[c.topo.host_out[h as usize] as usize].rate;
+        let host_rate = |h: NodeId| c.topo.channels[c.topo.host_out[h.idx()].idx()].rate;
         let frac = |bytes: u64, rates: f64, span: Time| if rates > 0.0 { bytes as f64 / (rates * span as f64 / 8.0e6) } else { 0.0 };
         // Messages generated, or for greedy classes the links' time active (docs/metrics.md).
         let offered = |bytes: u64, active_mbps_ps: u128, rates: f64, span: Time| {
             frac(bytes, rates, span) + if rates > 0.0 { active_mbps_ps as f64 / (rates * span as f64) } else { 0.0 }
         };
-        let source_throughput = |h: u32| frac(s.source_accepted[h as usize], host_rate(h).mbps as f64, window);
+        let source_throughput = |h: NodeId| frac(s.source_accepted[h.idx()], host_rate(h).mbps as f64, window);
         let mut classes = BTreeMap::new();
         let mut class_rates = Vec::new();
         for (i, cl) in c.traffic.classes.iter().enumerate() {
@@ -142,7 +143,7 @@ impl Summary {
                     index: i,
                     pattern: crate::config::serde_plain_pattern(cl.pattern).to_string(),
                     sources: cl.sources.len(),
-                    source_ids: cl.sources.clone(),
+                    source_ids: cl.sources.iter().map(|h| h.0).collect(),
                     offered: offered(st.offered_bytes, st.active_mbps_ps, rates, window),
                     accepted: frac(st.accepted_bytes, rates, window),
                     packet_latency_ns,
@@ -156,7 +157,7 @@ impl Summary {
         let mut sources = BTreeMap::new();
         for cl in &c.traffic.classes {
             for &h in &cl.sources {
-                sources.insert(h, source_throughput(h));
+                sources.insert(h.0, source_throughput(h));
             }
         }
         let links: Vec<LinkRow> = c
@@ -244,7 +245,7 @@ impl Summary {
 
 fn endpoint_name(topo: &Topology, e: crate::ids::Endpoint) -> String {
     match e {
-        crate::ids::Endpoint::Host(h) => topo.host_names[h as usize].clone(),
-        crate::ids::Endpoint::Switch(s, p) => format!("{}:{}", topo.switches[s as usize].name, p),
+        crate::ids::Endpoint::Host(h) => topo.host_names[h.idx()].clone(),
+        crate::ids::Endpoint::Switch(s, p) => format!("{}:{}", topo.switches[s.idx()].name, p),
     }
 }

@@ -105,7 +105,7 @@ impl Switch {
         let inputs = (0..=ports).map(|_| vcs.iter().map(|v| InputVc { queues: v.queue.build(ports), queued: 0, bytes: 0, peak: 0 }).collect()).collect();
         let outputs = (0..ports)
             .map(|p| Output {
-                vcs: vcs.iter().map(|_| OutputVc { fifo: VecDeque::new(), bytes: 0, peak: 0, credits: downstream_credits(p as PortId) }).collect(),
+                vcs: vcs.iter().map(|_| OutputVc { fifo: VecDeque::new(), bytes: 0, peak: 0, credits: downstream_credits(PortId::new(p)) }).collect(),
                 queued: vec![0; vcs.len()],
                 voq_bytes: vec![vec![0; ports + 1]; vcs.len()],
                 req: vec![0; vcs.len()],
@@ -123,25 +123,25 @@ impl Switch {
     /// Queues `pkt` (`bytes` long, routed to `out`) in input (`port`, `vc`) and counts it for
     /// `out`; returns whether it is its queue's head.
     pub fn enqueue(&mut self, port: PortId, vc: Vc, out: PortId, pkt: PacketId, bytes: u32) -> bool {
-        let o = &mut self.outputs[out as usize];
+        let o = &mut self.outputs[out.idx()];
         o.queued[vc as usize] += bytes;
-        o.voq_bytes[vc as usize][port as usize] += bytes;
-        self.inputs[port as usize][vc as usize].push(pkt, bytes, out)
+        o.voq_bytes[vc as usize][port.idx()] += bytes;
+        self.inputs[port.idx()][vc as usize].push(pkt, bytes, out)
     }
 
     /// Takes `pkt`, the head of input (`port`, `vc`)'s queue for `out`, out of its queues: see
     /// `InputVc::pop`. Its bytes stay counted in `Output::queued` until its tail has crossed.
     pub fn dequeue(&mut self, port: PortId, vc: Vc, out: PortId, pkt: PacketId, bytes: u32) -> (Option<PacketId>, bool) {
-        self.outputs[out as usize].voq_bytes[vc as usize][port as usize] -= bytes;
-        self.inputs[port as usize][vc as usize].pop(pkt, bytes, out)
+        self.outputs[out.idx()].voq_bytes[vc as usize][port.idx()] -= bytes;
+        self.inputs[port.idx()][vc as usize].pop(pkt, bytes, out)
     }
 
     /// Input `i` no longer requests output `out` on `vc` (its head was granted or dropped).
     pub fn withdraw(&mut self, i: PortId, out: PortId, vc: Vc) {
-        let o = &mut self.outputs[out as usize];
-        o.req[vc as usize] &= !(1 << i);
-        if o.req.iter().all(|r| r & (1 << i) == 0) {
-            self.in_req[i as usize] &= !(1 << out);
+        let o = &mut self.outputs[out.idx()];
+        o.req[vc as usize] &= !i.bit();
+        if o.req.iter().all(|r| r & i.bit() == 0) {
+            self.in_req[i.idx()] &= !out.bit();
         }
     }
 }

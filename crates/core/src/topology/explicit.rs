@@ -3,11 +3,12 @@
 use super::{Builder, Topology};
 use crate::config::{ExplicitLink, LinkConfig};
 use crate::error::{ConfigError, ConfigResult};
+use crate::ids::{NodeId, SwitchId};
 use crate::time::{ps_from_ns, Rate};
 
 enum Named {
-    Host(u32),
-    Switch(u32),
+    Host(NodeId),
+    Switch(SwitchId),
 }
 
 pub fn build(hosts: &[String], switches: &[String], links: &[ExplicitLink], default: &LinkConfig) -> ConfigResult<Topology> {
@@ -38,10 +39,10 @@ pub fn build(hosts: &[String], switches: &[String], links: &[ExplicitLink], defa
         match (a, bb) {
             (Named::Host(h), Named::Switch(s)) | (Named::Switch(s), Named::Host(h)) => {
                 let switch_first = matches!(a, Named::Switch(_));
-                if host_linked[*h as usize] {
-                    return Err(ConfigError::new(key, format!("host `{}` already has a link: a host has one port", hosts[*h as usize])));
+                if host_linked[h.idx()] {
+                    return Err(ConfigError::new(key, format!("host `{}` already has a link: a host has one port", hosts[h.idx()])));
                 }
-                host_linked[*h as usize] = true;
+                host_linked[h.idx()] = true;
                 let rate = Rate::from_gbps(l.bandwidth_gbps.unwrap_or(default.host_gbps()));
                 b.link_host(*h, *s, rate, lat, l.name.clone(), switch_first);
             }

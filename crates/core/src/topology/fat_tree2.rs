@@ -4,6 +4,7 @@
 
 use super::{Builder, Topology};
 use crate::config::LinkConfig;
+use crate::ids::{NodeId, SwitchId};
 use crate::time::{ps_from_ns, Rate};
 
 pub fn build(leaves: u32, hosts_per_leaf: u32, spines: u32, link: &LinkConfig) -> Topology {
@@ -24,13 +25,13 @@ pub fn build(leaves: u32, hosts_per_leaf: u32, spines: u32, link: &LinkConfig) -
         }
     }
     for h in 0..leaves * hosts_per_leaf {
-        b.link_host(h, h / hosts_per_leaf, host_rate, lat, None, false);
+        b.link_host(NodeId(h), SwitchId(h / hosts_per_leaf), host_rate, lat, None, false);
     }
     if leaves > 1 {
         // Leaf l's up port j goes to spine j; spine s's down port l goes to leaf l.
         for l in 0..leaves {
             for s in 0..spines {
-                b.link_switches(l, spine0 + s, true, rate, lat, None);
+                b.link_switches(SwitchId(l), SwitchId(spine0 + s), true, rate, lat, None);
             }
         }
         b.finish(vec![spines])

@@ -8,6 +8,7 @@
 
 use super::{Builder, Topology};
 use crate::config::LinkConfig;
+use crate::ids::{NodeId, PortId, SwitchId};
 use crate::time::{ps_from_ns, Rate};
 
 pub fn build(k: u32, n: u32, link: &LinkConfig) -> Topology {
@@ -28,7 +29,7 @@ pub fn build(k: u32, n: u32, link: &LinkConfig) -> Topology {
     let sw = |l: u32, w: u32| l * per_level + w;
     // Down ports first, numbered 0..k by the digit they select, so that port = digit.
     for h in 0..hosts {
-        b.link_host(h, sw(0, h / k), host_rate, lat, None, false);
+        b.link_host(NodeId(h), SwitchId(sw(0, h / k)), host_rate, lat, None, false);
     }
     for l in 0..n - 1 {
         let stride = k.pow(l);
@@ -38,7 +39,7 @@ pub fn build(k: u32, n: u32, link: &LinkConfig) -> Topology {
             let digit = (child / stride) % k;
             for j in 0..k {
                 let parent = child - digit * stride + j * stride;
-                b.link_switches(sw(l, child), sw(l + 1, parent), true, rate, lat, None);
+                b.link_switches(SwitchId(sw(l, child)), SwitchId(sw(l + 1, parent)), true, rate, lat, None);
             }
         }
     }
@@ -54,8 +55,8 @@ pub fn build(k: u32, n: u32, link: &LinkConfig) -> Topology {
         let stride = k.pow(l);
         let (mut downs, ups): (Vec<_>, Vec<_>) = s.ports.drain(..).partition(|p| !p.up);
         downs.sort_by_key(|p| {
-            let child = match topo.channels[p.out as usize].to {
-                crate::ids::Endpoint::Switch(c, _) => c % per_level,
+            let child = match topo.channels[p.out.idx()].to {
+                crate::ids::Endpoint::Switch(c, _) => c.0 % per_level,
                 crate::ids::Endpoint::Host(_) => unreachable!("only leaves connect hosts"),
             };
             (child / stride) % k
@@ -71,8 +72,8 @@ pub(super) fn renumber_endpoints(topo: &mut Topology) {
     use crate::ids::Endpoint;
     for (s, node) in topo.switches.iter().enumerate() {
         for (p, port) in node.ports.iter().enumerate() {
-            topo.channels[port.out as usize].from = Endpoint::Switch(s as u32, p as u16);
-            topo.channels[port.inp as usize].to = Endpoint::Switch(s as u32, p as u16);
+            topo.channels[port.out.idx()].from = Endpoint::Switch(SwitchId::new(s), PortId::new(p));
+            topo.channels[port.inp.idx()].to = Endpoint::Switch(SwitchId::new(s), PortId::new(p));
         }
     }
 }
@@ -105,9 +106,9 @@ mod tests {
         let t = build(k, 3, &LinkConfig::default());
         for (s, node) in t.switches.iter().enumerate() {
             for (p, port) in node.ports.iter().enumerate().filter(|(_, p)| !p.up) {
-                assert_eq!(t.channels[port.out as usize].from, Endpoint::Switch(s as u32, p as u16));
-                if let Endpoint::Switch(child, _) = t.channels[port.out as usize].to {
-                    let w = child % 16;
+                assert_eq!(t.channels[port.out.idx()].from, Endpoint::Switch(SwitchId::new(s), PortId::new(p)));
+                if let Endpoint::Switch(child, _) = t.channels[port.out.idx()].to {
+                    let w = child.0 % 16;
                     let l = node.level - 1;
                     assert_eq!((w / k.pow(l)) % k, p as u32);
                 }

@@ -71,7 +71,7 @@ impl Topology {
 
     /// Looks a host up by name.
     pub fn host_by_name(&self, name: &str) -> Option<NodeId> {
-        self.host_names.iter().position(|n| n == name).map(|i| i as NodeId)
+        self.host_names.iter().position(|n| n == name).map(NodeId::new)
     }
 }
 
@@ -90,27 +90,27 @@ impl Builder {
         self.host_names.push(name);
         self.host_out.push(None);
         self.host_in.push(None);
-        (self.host_names.len() - 1) as NodeId
+        NodeId::new(self.host_names.len() - 1)
     }
 
     pub fn add_switch(&mut self, name: String, level: u32) -> SwitchId {
         self.switches.push(SwitchNode { name, level, ports: Vec::new() });
-        (self.switches.len() - 1) as SwitchId
+        SwitchId::new(self.switches.len() - 1)
     }
 
     fn add_channel(&mut self, from: Endpoint, to: Endpoint, rate: Rate, latency: Time, name: String) -> ChannelId {
         self.channels.push(Channel { from, to, rate, latency, name });
-        (self.channels.len() - 1) as ChannelId
+        ChannelId::new(self.channels.len() - 1)
     }
 
     fn next_port(&self, s: SwitchId) -> PortId {
-        self.switches[s as usize].ports.len() as PortId
+        PortId::new(self.switches[s.idx()].ports.len())
     }
 
     fn label(&self, e: Endpoint) -> String {
         match e {
-            Endpoint::Host(h) => self.host_names[h as usize].clone(),
-            Endpoint::Switch(s, _) => self.switches[s as usize].name.clone(),
+            Endpoint::Host(h) => self.host_names[h.idx()].clone(),
+            Endpoint::Switch(s, _) => self.switches[s.idx()].name.clone(),
         }
     }
 
@@ -125,9 +125,9 @@ impl Builder {
         let (up_name, down_name) = if switch_first { (format!("{base}<"), format!("{base}>")) } else { (format!("{base}>"), format!("{base}<")) };
         let up = self.add_channel(host, sw, rate, latency, up_name);
         let down = self.add_channel(sw, host, rate, latency, down_name);
-        self.host_out[h as usize] = Some(up);
-        self.host_in[h as usize] = Some(down);
-        self.switches[s as usize].ports.push(Port { out: down, inp: up, up: false });
+        self.host_out[h.idx()] = Some(up);
+        self.host_in[h.idx()] = Some(down);
+        self.switches[s.idx()].ports.push(Port { out: down, inp: up, up: false });
     }
 
     /// Connects two switches through their next free ports; `a_up` marks a's port as leading up.
@@ -139,8 +139,8 @@ impl Builder {
         let base = name.unwrap_or_else(|| format!("{}-{}", self.label(ea), self.label(eb)));
         let ab = self.add_channel(ea, eb, rate, latency, format!("{base}>"));
         let ba = self.add_channel(eb, ea, rate, latency, format!("{base}<"));
-        self.switches[a as usize].ports.push(Port { out: ab, inp: ba, up: a_up });
-        self.switches[b as usize].ports.push(Port { out: ba, inp: ab, up: false });
+        self.switches[a.idx()].ports.push(Port { out: ab, inp: ba, up: a_up });
+        self.switches[b.idx()].ports.push(Port { out: ba, inp: ab, up: false });
     }
 
     pub fn finish(self, up_ports_per_level: Vec<u32>) -> Topology {

@@ -24,14 +24,14 @@ pub fn destination(class: &Class, src: NodeId, now: Time, rng: &mut Stream) -> N
         }
         Target::Moving { lifetime, dests } => dests[((now / lifetime) as usize).min(dests.len() - 1)],
         Target::Fixed(d) => *d,
-        Target::Permutation(perm) => perm[src as usize],
+        Target::Permutation(perm) => perm[src.idx()],
     }
 }
 
-/// The permutation of `n` hosts for permutation patterns; `u32::MAX` marks hosts that would
+/// The permutation of `n` hosts for permutation patterns; `NodeId::MAX` marks hosts that would
 /// send to themselves (they send nothing).
 pub fn permutation(pattern: Pattern, n: u32, shift: u32, rng: &mut Stream) -> Vec<NodeId> {
-    let mut p: Vec<NodeId> = match pattern {
+    let hosts: Vec<u32> = match pattern {
         Pattern::Shift => (0..n).map(|s| (s + shift % n) % n).collect(),
         Pattern::Tornado => (0..n).map(|s| (s + n.div_ceil(2) - 1) % n).collect(),
         Pattern::Bitreverse => {
@@ -41,7 +41,7 @@ pub fn permutation(pattern: Pattern, n: u32, shift: u32, rng: &mut Stream) -> Ve
         }
         Pattern::Randperm => {
             // Sattolo's algorithm: a uniformly random cyclic permutation, so no host is fixed.
-            let mut v: Vec<NodeId> = (0..n).collect();
+            let mut v: Vec<u32> = (0..n).collect();
             for i in (1..n as usize).rev() {
                 let j = rng.random_range(0..i);
                 v.swap(i, j);
@@ -50,8 +50,9 @@ pub fn permutation(pattern: Pattern, n: u32, shift: u32, rng: &mut Stream) -> Ve
         }
         _ => unreachable!("not a permutation pattern"),
     };
+    let mut p: Vec<NodeId> = hosts.into_iter().map(NodeId).collect();
     for (s, d) in p.iter_mut().enumerate() {
-        if *d == s as NodeId {
+        if *d == NodeId::new(s) {
             *d = NodeId::MAX;
         }
     }
@@ -72,13 +73,13 @@ mod tests {
             seen.sort();
             seen.dedup();
             assert_eq!(seen.len(), 16, "{pat:?} is a bijection");
-            assert!(p.iter().enumerate().all(|(s, d)| *d != s as u32));
+            assert!(p.iter().enumerate().all(|(s, d)| *d != NodeId::new(s)));
         }
         // Tornado on 16 nodes: s -> s + 7.
-        assert_eq!(permutation(Pattern::Tornado, 16, 0, &mut rng)[0], 7);
+        assert_eq!(permutation(Pattern::Tornado, 16, 0, &mut rng)[0], NodeId(7));
         // Bit reverse on 16 nodes: 0b0001 -> 0b1000; 0 and 0b0110 are palindromes (send none).
         let b = permutation(Pattern::Bitreverse, 16, 0, &mut rng);
-        assert_eq!(b[1], 8);
+        assert_eq!(b[1], NodeId(8));
         assert_eq!(b[0], NodeId::MAX);
         assert_eq!(b[6], NodeId::MAX);
     }
@@ -87,7 +88,7 @@ mod tests {
     fn any_shift_and_a_single_host_are_fine() {
         let mut rng = stream(1, Family::TrafficSetup, 0);
         // A shift of 2^32 - 1 on 16 hosts is a shift of 15 (it overflowed before).
-        assert_eq!(permutation(Pattern::Shift, 16, u32::MAX, &mut rng)[0], 15);
+        assert_eq!(permutation(Pattern::Shift, 16, u32::MAX, &mut rng)[0], NodeId(15));
         // One host has no address bits (the shift by 32 overflowed): it would send to itself.
         assert_eq!(permutation(Pattern::Bitreverse, 1, 0, &mut rng), [NodeId::MAX]);
     }

@@ -48,7 +48,7 @@ pub fn resolve(cfg: &Config, topo: &Topology, end: Time) -> ConfigResult<Traffic
     let mut sources = Vec::new();
     for (ci, c) in classes.iter().enumerate() {
         for &node in &c.sources {
-            let rate: Rate = topo.channels[topo.host_out[node as usize] as usize].rate;
+            let rate: Rate = topo.channels[topo.host_out[node.idx()].idx()].rate;
             let mean_gap = c.size.mean_packets() * rate.serialization(data_bytes) as f64 / c.load;
             let id = sources.len() as u64;
             sources.push(Source {
@@ -66,7 +66,7 @@ pub fn resolve(cfg: &Config, topo: &Topology, end: Time) -> ConfigResult<Traffic
 
 fn node(topo: &Topology, r: &NodeRef, key: &str) -> ConfigResult<NodeId> {
     match r {
-        NodeRef::Id(id) if (*id as usize) < topo.hosts() => Ok(*id),
+        NodeRef::Id(id) if (*id as usize) < topo.hosts() => Ok(NodeId(*id)),
         NodeRef::Id(id) => Err(ConfigError::new(key, format!("host id {id} does not exist: the topology has hosts 0..{}", topo.hosts() - 1))),
         NodeRef::Name(name) => topo.host_by_name(name).ok_or_else(|| ConfigError::new(key, format!("no host is named `{name}`"))),
     }
@@ -85,7 +85,7 @@ fn class(
 ) -> ConfigResult<Class> {
     let key = format!("traffic[{i}]");
     let n = topo.hosts() as u32;
-    let all: Vec<NodeId> = (0..n).filter(|h| !removed.contains(h)).collect();
+    let all: Vec<NodeId> = (0..n).map(NodeId).filter(|h| !removed.contains(h)).collect();
     let pattern = t.pattern_settings(&key)?;
     let dest = match pattern {
         PatternSettings::Hotspot { dest, .. } | PatternSettings::Flow { dest, .. } | PatternSettings::Burst { dest } => {
@@ -138,7 +138,7 @@ fn class(
             // One destination per lifetime until the end of the run, from the class's setup
             // stream (the same for every mechanism): any host but the class's sources.
             let lifetime = ps_from_ns(every).max(1);
-            let candidates: Vec<NodeId> = (0..n).filter(|h| !sources.contains(h)).collect();
+            let candidates: Vec<NodeId> = (0..n).map(NodeId).filter(|h| !sources.contains(h)).collect();
             let mut rng = stream(cfg.simulation.seed, Family::TrafficSetup, (1 << 32) | i as u64);
             let lifetimes = (end / lifetime + 1) as usize;
             let mut seq = vec![first];
@@ -161,7 +161,7 @@ fn class(
             let shift = if let PatternSettings::Shift { shift } = pattern { shift } else { 0 };
             let mut rng = stream(cfg.simulation.seed, Family::TrafficSetup, i as u64);
             let perm = pattern::permutation(t.pattern, n, shift, &mut rng);
-            sources.retain(|s| perm[*s as usize] != NodeId::MAX);
+            sources.retain(|s| perm[s.idx()] != NodeId::MAX);
             Target::Permutation(perm)
         }
         (_, Some(moving), _) => moving,
@@ -230,7 +230,7 @@ mod tests {
     fn hot_spot_senders_are_a_seeded_random_set() {
         let a = senders(1);
         assert_eq!(a.len(), 40);
-        assert!(!a.contains(&100), "the hot spot does not send to itself");
+        assert!(!a.contains(&NodeId(100)), "the hot spot does not send to itself");
         assert_eq!(a, senders(1), "same seed, same senders");
         assert_ne!(a, senders(2), "another seed, other senders");
         let mut d = a.clone();

@@ -292,6 +292,7 @@ impl Mechanism for IbCc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::QpId;
 
     fn ibcc(extra: &str) -> IbCc {
         crate::cc::test_build::<IbCc>("ibcc", extra)
@@ -333,14 +334,14 @@ mod tests {
             voq_sum_bytes: queued,
             contributors: 1,
         };
-        assert!(!m.port_state(0, 0, &view(1024)));
-        assert!(m.port_state(0, 0, &view(1025)));
-        assert!(m.port_state(0, 0, &view(300)));
-        assert!(!m.port_state(0, 0, &view(255)));
+        assert!(!m.port_state(SwitchId(0), PortId(0), &view(1024)));
+        assert!(m.port_state(SwitchId(0), PortId(0), &view(1025)));
+        assert!(m.port_state(SwitchId(0), PortId(0), &view(300)));
+        assert!(!m.port_state(SwitchId(0), PortId(0), &view(255)));
         // A single threshold follows the occupancy.
         let mut s = ibcc("threshold = 12\nthreshold_mode = \"sum\"");
-        assert!(s.port_state(0, 0, &view(1025)));
-        assert!(!s.port_state(0, 0, &view(1000)));
+        assert!(s.port_state(SwitchId(0), PortId(0), &view(1025)));
+        assert!(!s.port_state(SwitchId(0), PortId(0), &view(1000)));
     }
 
     /// The mean interval (ns) between the packets of a backlogged flow through a port that stays
@@ -355,22 +356,22 @@ mod tests {
         let (mut events, mut slab, mut control) = (EventQueue::default(), Slab::default(), vec![std::collections::VecDeque::new(); 2]);
         let (mut rng, mut sent, mut deferred, mut copies) = (crate::rng::stream(1, crate::rng::Family::Mechanism, 0), 0, Vec::new(), Copies::default());
         let rate = Rate::from_gbps(13.5);
-        let q = QueueView { qp: 0, src: 0, dst: 1, retransmission: false, head_message_packets: 2, head_message_left: 2, link_rate: rate };
+        let q = QueueView { qp: QpId(0), src: NodeId(0), dst: NodeId(1), retransmission: false, head_message_packets: 2, head_message_left: 2, link_rate: rate };
         let mut pkt = Packet {
-            src: 0,
-            dst: 1,
+            src: NodeId(0),
+            dst: NodeId(1),
             bytes: 2048,
             kind: PacketKind::Data,
             vc: DATA_VC,
             class: 0,
-            qp: 0,
+            qp: QpId(0),
             created: 0,
             ready: 0,
             injected: 0,
             head_in: 0,
             tail_in: 0,
             queued: 0,
-            out_port: 0,
+            out_port: PortId(0),
             marked: false,
             hdr: IbCcHeader::default(),
             uid: 1,
@@ -393,8 +394,8 @@ mod tests {
                     m.on_injected(&mut ctx, q, &mut pkt);
                     sends.push(now);
                     // The BECN comes back at once: only the count of BECNs per packet matters here.
-                    let cnp = Packet { src: 1, dst: 0, bytes: 64, kind: PacketKind::Control(CNP), vc: CONTROL_VC, ..pkt };
-                    m.on_control(&mut ctx, 0, &cnp);
+                    let cnp = Packet { src: NodeId(1), dst: NodeId(0), bytes: 64, kind: PacketKind::Control(CNP), vc: CONTROL_VC, ..pkt };
+                    m.on_control(&mut ctx, NodeId(0), &cnp);
                     now += rate.serialization(pkt.bytes);
                 }
                 Gate::At(t) => now = t,
@@ -432,9 +433,9 @@ mod tests {
             voq_sum_bytes: 4000,
             contributors: 2,
         };
-        assert!(!m.port_state(0, 0, &victim));
+        assert!(!m.port_state(SwitchId(0), PortId(0), &victim));
         let mut masked = ibcc("");
-        assert!(masked.port_state(0, 0, &victim));
-        assert!(!masked.port_state(0, 1, &OutputView { to_host: false, ..victim }));
+        assert!(masked.port_state(SwitchId(0), PortId(0), &victim));
+        assert!(!masked.port_state(SwitchId(0), PortId(1), &OutputView { to_host: false, ..victim }));
     }
 }

@@ -59,7 +59,7 @@ impl Registered for Bypass {
 
 impl Queueing for Bypass {
     fn push(&mut self, pkt: PacketId, out: PortId) -> bool {
-        let q = &mut self.queues[out as usize];
+        let q = &mut self.queues[out.idx()];
         q.push_back(pkt);
         self.order.push_back(pkt);
         q.len() == 1
@@ -68,7 +68,7 @@ impl Queueing for Bypass {
     /// Returns, besides the next head for `out`, whether the FIFO head has now been bypassed
     /// its limit of times.
     fn pop(&mut self, pkt: PacketId, out: PortId) -> (Option<PacketId>, bool) {
-        let q = &mut self.queues[out as usize];
+        let q = &mut self.queues[out.idx()];
         let popped = q.pop_front();
         debug_assert_eq!(popped, Some(pkt));
         if self.order.front() == Some(&pkt) {
@@ -83,7 +83,7 @@ impl Queueing for Bypass {
     }
 
     fn head(&self, out: PortId) -> Option<PacketId> {
-        self.queues.get(out as usize).and_then(|q| q.front().copied())
+        self.queues.get(out.idx()).and_then(|q| q.front().copied())
     }
 
     fn fifo_head(&self) -> Option<PacketId> {
@@ -96,7 +96,7 @@ impl Queueing for Bypass {
 
     fn check(&self, out_of: &dyn Fn(PacketId) -> PortId, pinned: bool) -> Result<(), String> {
         let queued: usize = self.queues.iter().map(VecDeque::len).sum();
-        if self.order.len() != queued || !self.order.iter().all(|p| self.queues[out_of(*p) as usize].contains(p)) {
+        if self.order.len() != queued || !self.order.iter().all(|p| self.queues[out_of(*p).idx()].contains(p)) {
             return Err("the FIFO order does not list exactly the queued packets".into());
         }
         if self.bypassed > self.limit || pinned != (self.bypassed == self.limit) {
@@ -115,11 +115,11 @@ mod tests {
         let mut b = Bypass::new(&BypassSettings { limit: 2 }, 2);
         // Packet 0 (the FIFO head) waits for output 0; 1, 2 and 3 go to output 1.
         for (pkt, out) in [(0, 0), (1, 1), (2, 1), (3, 1)] {
-            b.push(pkt, out);
+            b.push(PacketId(pkt), PortId(out));
         }
-        assert_eq!(b.pop(1, 1), (Some(2), false), "first overtaking");
-        assert_eq!(b.pop(2, 1), (Some(3), true), "second overtaking reaches the limit");
-        assert_eq!(b.pop(0, 0), (None, false), "the head leaves: count and pin reset");
-        assert_eq!((b.bypassed, b.order.iter().copied().collect::<Vec<_>>()), (0, vec![3]));
+        assert_eq!(b.pop(PacketId(1), PortId(1)), (Some(PacketId(2)), false), "first overtaking");
+        assert_eq!(b.pop(PacketId(2), PortId(1)), (Some(PacketId(3)), true), "second overtaking reaches the limit");
+        assert_eq!(b.pop(PacketId(0), PortId(0)), (None, false), "the head leaves: count and pin reset");
+        assert_eq!((b.bypassed, b.order.iter().copied().collect::<Vec<_>>()), (0, vec![PacketId(3)]));
     }
 }

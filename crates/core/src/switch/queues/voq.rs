@@ -23,20 +23,20 @@ impl Registered for Voq {
 
 impl Queueing for Voq {
     fn push(&mut self, pkt: PacketId, out: PortId) -> bool {
-        let q = &mut self.queues[out as usize];
+        let q = &mut self.queues[out.idx()];
         q.push_back(pkt);
         q.len() == 1
     }
 
     fn pop(&mut self, pkt: PacketId, out: PortId) -> (Option<PacketId>, bool) {
-        let q = &mut self.queues[out as usize];
+        let q = &mut self.queues[out.idx()];
         let popped = q.pop_front();
         debug_assert_eq!(popped, Some(pkt));
         (q.front().copied(), false)
     }
 
     fn head(&self, out: PortId) -> Option<PacketId> {
-        self.queues.get(out as usize).and_then(|q| q.front().copied())
+        self.queues.get(out.idx()).and_then(|q| q.front().copied())
     }
 
     fn for_each(&self, f: impl FnMut(PacketId)) {
