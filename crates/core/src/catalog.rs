@@ -31,9 +31,12 @@ pub fn catalog() -> Vec<Choices> {
         choices::<TopologyConfig>("topology.kind"),
         Choices {
             key: "routing.algorithm",
-            values: std::iter::once((crate::routing::AUTO, "`nca` on trees, `shortest_path` on other topologies.".to_string()))
-                .chain(crate::routing::entries().into_iter().map(|e| (e.name, first_sentence(e.about))))
-                .collect(),
+            values: std::iter::once((
+                crate::routing::AUTO,
+                "`nca` on trees, `minimal` on flattened butterflies, `shortest_path` on other topologies.".to_string(),
+            ))
+            .chain(crate::routing::entries().into_iter().map(|e| (e.name, first_sentence(e.about))))
+            .collect(),
         },
         Choices { key: "switch.input_queues", values: crate::switch::queues::entries().into_iter().map(|e| (e.name, first_sentence(e.about))).collect() },
         choices::<Arbitration>("switch.arbitration, nic.arbitration"),

@@ -24,6 +24,13 @@ fn each_error_names_its_key() {
         (&["topology.k=1"], "topology.k", "at least 2"),
         (&["topology.k=32"], "topology.k", "ports"),
         (&["topology.kind=\"torus\""], "topology.kind", "unknown variant"),
+        (
+            &["topology={kind=\"flattened_butterfly\",routers_per_dim=16,dims=2,concentration=40}"],
+            "topology.concentration",
+            "routers would have 70 ports (40 hosts + 2 x 15 other routers); at most 63",
+        ),
+        (&["topology={kind=\"flattened_butterfly\",routers_per_dim=4,dims=4,concentration=1}"], "topology.dims", "must be 1, 2 or 3"),
+        (&["routing.algorithm=\"minimal\""], "routing.algorithm", "minimal routes flattened butterflies; use nca on trees"),
         (&["switch.speedup=0"], "switch.speedup", "between 0.1 and 100"),
         (&["switch.input_buffer_bytes=100"], "switch.input_buffer_bytes", "at least one data packet"),
         (&["switch.input_buffer_bytes=4096", "switch.input_buffer_packets=4"], "switch.input_buffer_bytes", "not both"),
@@ -32,7 +39,7 @@ fn each_error_names_its_key() {
         (&["switch.bypas.limit=8"], "switch.bypas", "did you mean `bypass`?"),
         (&["switch.bypass_limit=8"], "switch.bypass_limit", "has moved: it is now `switch.bypass.limit`"),
         (&["routing.routes=[]"], "routing.routes", "has moved: it is now `routing.shortest_path.routes`"),
-        (&["routing.algorithm=\"ugal\""], "routing.algorithm", "unknown routing algorithm `ugal`, expected one of nca, dmodk, shortest_path"),
+        (&["routing.algorithm=\"ugal\""], "routing.algorithm", "unknown routing algorithm `ugal`, expected one of nca, dmodk, minimal, shortest_path"),
         (
             &["routing.algorithm=\"dmodk\"", "routing.shortest_path.routes=[]"],
             "routing.shortest_path.routes",

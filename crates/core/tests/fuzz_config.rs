@@ -17,13 +17,14 @@ use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use std::ops::ControlFlow;
 
-const EXAMPLES: [&str; 6] = [
+const EXAMPLES: [&str; 7] = [
     "fattree256_uniform.toml",
     "srp/hotspot40_background.toml",
     "ibcc/testbed_scenario1.toml",
     "santos/two_switch.toml",
     "ibcc/one_switch_type1.toml",
     "deadlock/ring4_clockwise.toml",
+    "cbcm/fb16_uniform.toml",
 ];
 
 /// Keys absent from the examples unless set, with a value of their type to mutate.
@@ -50,7 +51,7 @@ fn optional_leaves() -> Vec<(String, toml::Value)> {
     }
     out
 }
-const MECHANISMS: [&str; 5] = ["none", "ecn", "srp", "ibcc", "santos"];
+use lossless_core::cc::registry::NAMES as MECHANISMS;
 /// Runs estimated above this are not built here: being accepted is their whole test.
 const BUILD_BUDGET_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
 

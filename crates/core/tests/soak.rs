@@ -8,7 +8,7 @@ use common::{example, run_config, running};
 use lossless_core::Config;
 use rand::{RngExt, SeedableRng};
 
-const EXAMPLES: [&str; 8] = [
+const EXAMPLES: [&str; 9] = [
     "fattree256_uniform.toml",
     "srp/fig1_baseline.toml",
     "srp/hotspot40_background.toml",
@@ -17,8 +17,10 @@ const EXAMPLES: [&str; 8] = [
     "ibcc/one_switch_type1.toml",
     "ibcc/fattree648_silent_forest.toml",
     "santos/two_switch.toml",
+    "cbcm/fb16_uniform.toml",
 ];
-const MECHANISMS: [&str; 5] = ["none", "ecn", "srp", "ibcc", "santos"];
+use lossless_core::cc::registry::NAMES as MECHANISMS;
+use lossless_core::switch::queues::NAMES as QUEUES;
 /// Random draws of the options per example and mechanism.
 const DRAWS: usize = 6;
 
@@ -34,7 +36,7 @@ fn every_example_under_every_mechanism_keeps_the_invariants() {
                     format!("simulation.seed={}", rng.random_range(1..1_000u32)),
                     format!("simulation.warmup_ns={}", rng.random_range(0..5u32) * 1_000),
                     format!("simulation.measure_ns={}", rng.random_range(3..40u32) * 1_000),
-                    format!("switch.input_queues=\"{}\"", ["voq", "fifo", "bypass"][rng.random_range(0..3usize)]),
+                    format!("switch.input_queues=\"{}\"", QUEUES[rng.random_range(0..QUEUES.len())]),
                     format!("switch.arbitration=\"{}\"", ["round_robin", "oldest_first"][rng.random_range(0..2usize)]),
                     format!("nic.arbitration=\"{}\"", ["round_robin", "oldest_first"][rng.random_range(0..2usize)]),
                     format!("switch.input_buffer_packets={}", [1, 2, 4, 16][rng.random_range(0..4usize)]),

@@ -69,6 +69,17 @@ pub enum TopologyConfig {
         #[serde(flatten)]
         link: LinkConfig,
     },
+    /// Flattened butterfly (Kim, Dally and Abts, ISCA 2007): `routers_per_dim`^`dims` routers,
+    /// each linked to every other router that differs from it in one coordinate, with
+    /// `concentration` hosts each. The CBCM paper's networks are 1D, 4 x 4 (16 hosts) and
+    /// 16 x 16 (256), and 2D, 8 x 8 routers of 8 hosts (512, radix 22) (CBCM paper §V).
+    FlattenedButterfly {
+        routers_per_dim: u32,
+        dims: u32,
+        concentration: u32,
+        #[serde(flatten)]
+        link: LinkConfig,
+    },
     /// Hosts, switches and links written out, for the papers' small scenarios.
     Explicit {
         hosts: Vec<String>,
@@ -82,13 +93,19 @@ pub enum TopologyConfig {
 impl TopologyConfig {
     pub fn link(&self) -> &LinkConfig {
         match self {
-            TopologyConfig::KaryNtree { link, .. } | TopologyConfig::FatTree2 { link, .. } | TopologyConfig::Explicit { link, .. } => link,
+            TopologyConfig::KaryNtree { link, .. }
+            | TopologyConfig::FatTree2 { link, .. }
+            | TopologyConfig::FlattenedButterfly { link, .. }
+            | TopologyConfig::Explicit { link, .. } => link,
         }
     }
 
     pub fn link_mut(&mut self) -> &mut LinkConfig {
         match self {
-            TopologyConfig::KaryNtree { link, .. } | TopologyConfig::FatTree2 { link, .. } | TopologyConfig::Explicit { link, .. } => link,
+            TopologyConfig::KaryNtree { link, .. }
+            | TopologyConfig::FatTree2 { link, .. }
+            | TopologyConfig::FlattenedButterfly { link, .. }
+            | TopologyConfig::Explicit { link, .. } => link,
         }
     }
 }

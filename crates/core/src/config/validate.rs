@@ -150,6 +150,30 @@ fn validate_topology(t: &TopologyConfig) -> ConfigResult<()> {
                 return Err(ConfigError::new("topology.leaves", format!("spines would have {leaves} ports; at most {MAX_SWITCH_PORTS} are supported")));
             }
         }
+        TopologyConfig::FlattenedButterfly { routers_per_dim, dims, concentration, .. } => {
+            if *routers_per_dim < 2 {
+                return Err(ConfigError::new("topology.routers_per_dim", format!("must be at least 2, got {routers_per_dim}")));
+            }
+            if !(1..=3).contains(dims) {
+                return Err(ConfigError::new("topology.dims", format!("must be 1, 2 or 3, got {dims}")));
+            }
+            if *concentration < 1 {
+                return Err(ConfigError::new("topology.concentration", "must be at least 1 host per router"));
+            }
+            let radix = u64::from(*concentration) + u64::from(*dims) * (u64::from(*routers_per_dim) - 1);
+            if radix > u64::from(MAX_SWITCH_PORTS) {
+                return Err(ConfigError::new(
+                    "topology.concentration",
+                    format!(
+                        "routers would have {radix} ports ({concentration} hosts + {dims} x {} other routers); at most {MAX_SWITCH_PORTS} are supported",
+                        routers_per_dim - 1
+                    ),
+                ));
+            }
+            if u64::from(*routers_per_dim).pow(*dims) * u64::from(*concentration) > 1 << 20 {
+                return Err(ConfigError::new("topology.concentration", "more than the 1,048,576 hosts supported"));
+            }
+        }
         TopologyConfig::Explicit { hosts, links, .. } => {
             if hosts.is_empty() {
                 return Err(ConfigError::new("topology.hosts", "lists no host"));

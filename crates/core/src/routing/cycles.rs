@@ -1,4 +1,4 @@
-//! The channel dependency graph of table routing, checked for cycles before a run.
+//! The channel dependency graph of deterministic routing, checked for cycles before a run.
 //!
 //! With credit-based flow control a packet holds its buffer while it waits for the next one, so
 //! routes whose channel dependencies form a cycle can deadlock (Dally and Seitz, "Deadlock-free
@@ -7,12 +7,12 @@
 //! depends on d when a packet from some host to some other host leaves a switch on d right after
 //! arriving on c.
 
-use super::Table;
-use crate::ids::{ChannelId, Endpoint, NodeId};
+use crate::ids::{ChannelId, Endpoint, NodeId, PortId, SwitchId};
 use crate::topology::Topology;
 
-/// A cycle of switch-to-switch channels, each a dependency of the one before, if any.
-pub fn find(topo: &Topology, table: &Table) -> Option<Vec<ChannelId>> {
+/// A cycle of switch-to-switch channels, each a dependency of the one before, if any, under the
+/// deterministic routing function `port(switch, destination)`.
+pub fn find(topo: &Topology, port: impl Fn(SwitchId, NodeId) -> PortId) -> Option<Vec<ChannelId>> {
     let n = topo.channels.len();
     let mut next: Vec<Vec<ChannelId>> = vec![Vec::new(); n];
     for src in 0..topo.hosts() {
@@ -21,7 +21,7 @@ pub fn find(topo: &Topology, table: &Table) -> Option<Vec<ChannelId>> {
             let (mut s, mut prev) = (first, None::<ChannelId>);
             // Routes were checked to reach their destination, so this ends within the switches.
             for _ in 0..topo.switches.len() {
-                let out = topo.switches[s.idx()].ports[table.port(s, NodeId::new(dst)).idx()].out;
+                let out = topo.switches[s.idx()].ports[port(s, NodeId::new(dst)).idx()].out;
                 if let Some(p) = prev {
                     next[p.idx()].push(out);
                 }

@@ -28,6 +28,7 @@ macro_rules! routings {
         $crate::$callback! { $args
             nca::Nca,
             dmodk::Dmodk,
+            minimal::Minimal,
             shortest_path::ShortestPath,
         }
     };
@@ -67,10 +68,12 @@ pub const KIND: Kind = Kind {
     moved: &[("routes", "routing.shortest_path.routes")],
 };
 
-/// The algorithm `cfg` selects for `topo`: `auto` is `nca` on trees, `shortest_path` otherwise.
+/// The algorithm `cfg` selects for `topo`: `auto` is `nca` on trees, `minimal` on flattened
+/// butterflies, `shortest_path` otherwise.
 pub fn selected<'a>(cfg: &'a RoutingConfig, topo: &Topology) -> &'a str {
     match cfg.algorithm.as_str() {
         AUTO if topo.is_tree() => "nca",
+        AUTO if topo.grid.is_some() => "minimal",
         AUTO => "shortest_path",
         name => name,
     }
@@ -127,7 +130,7 @@ pub struct Table {
 
 impl Table {
     #[inline]
-    fn port(&self, sw: SwitchId, dst: NodeId) -> PortId {
+    pub(crate) fn port(&self, sw: SwitchId, dst: NodeId) -> PortId {
         self.next[sw.idx() * self.hosts + dst.idx()]
     }
 }

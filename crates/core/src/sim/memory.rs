@@ -56,6 +56,10 @@ fn shape(t: &TopologyConfig) -> (u64, Vec<u32>) {
             ports.extend(std::iter::repeat_n(*leaves, *spines as usize));
             (u64::from(*leaves) * u64::from(*hosts_per_leaf), ports)
         }
+        TopologyConfig::FlattenedButterfly { routers_per_dim: k, dims: n, concentration: c, .. } => {
+            let routers = u64::from(*k).saturating_pow(*n);
+            (routers * u64::from(*c), vec![c + n * (k - 1); routers as usize])
+        }
         TopologyConfig::Explicit { hosts, switches, links, .. } => {
             let ports = switches.iter().map(|s| links.iter().map(|l| (l.a == *s) as u32 + (l.b == *s) as u32).sum()).collect();
             (hosts.len() as u64, ports)

@@ -3,6 +3,7 @@
 
 mod explicit;
 mod fat_tree2;
+mod flattened_butterfly;
 mod kary_ntree;
 
 use crate::config::TopologyConfig;
@@ -50,6 +51,18 @@ pub struct Topology {
     pub channels: Vec<Channel>,
     /// For trees: the number of up ports per switch at each level (D-mod-K strides).
     pub up_ports_per_level: Vec<u32>,
+    /// For flattened butterflies: their shape, whose port layout minimal routing computes on.
+    pub grid: Option<Grid>,
+}
+
+/// A flattened butterfly's shape. Router r has coordinates (r / k^i) mod k; its ports are its
+/// `concentration` hosts (host h at port h mod c), then, for each dimension i in order, the k - 1
+/// other routers of that dimension in coordinate order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Grid {
+    pub routers_per_dim: u32,
+    pub dims: u32,
+    pub concentration: u32,
 }
 
 impl Topology {
@@ -57,6 +70,9 @@ impl Topology {
         match cfg {
             TopologyConfig::KaryNtree { k, n, link } => Ok(kary_ntree::build(*k, *n, link)),
             TopologyConfig::FatTree2 { leaves, hosts_per_leaf, spines, link } => Ok(fat_tree2::build(*leaves, *hosts_per_leaf, *spines, link)),
+            TopologyConfig::FlattenedButterfly { routers_per_dim, dims, concentration, link } => {
+                Ok(flattened_butterfly::build(*routers_per_dim, *dims, *concentration, link))
+            }
             TopologyConfig::Explicit { hosts, switches, links, link } => explicit::build(hosts, switches, links, link),
         }
     }
@@ -151,6 +167,7 @@ impl Builder {
             switches: self.switches,
             channels: self.channels,
             up_ports_per_level,
+            grid: None,
         }
     }
 }
