@@ -30,7 +30,7 @@ macro_rules! __mechanism_modules {
 }
 crate::mechanisms!(__mechanism_modules!());
 
-use crate::ids::{NodeId, PortId, QpId, SwitchId, Vc};
+use crate::ids::{ClassId, NodeId, PortId, QpId, SwitchId, Vc};
 use crate::packet::Packet;
 use crate::time::{Rate, Time};
 
@@ -163,6 +163,8 @@ pub struct QueueView {
     pub head_message_packets: u32,
     /// Packets of that message not yet injected.
     pub head_message_left: u32,
+    /// The traffic class of the next packet (its index in `[[traffic]]`).
+    pub head_class: ClassId,
     /// Rate of the source's injection link.
     pub link_rate: Rate,
 }

@@ -23,6 +23,7 @@ macro_rules! mechanisms {
             srp::Srp,
             ibcc::IbCc,
             santos::Santos,
+            ideal::Ideal,
         }
     };
 }

@@ -65,9 +65,19 @@ impl<M: Mechanism> Sim<M> {
 
     fn view(&self, qp: QpId) -> QueueView {
         let q = &self.qps.slots[qp.idx()];
-        let (packets, left) = q.messages.front().map_or((0, 0), |m| (m.packets, m.packets - m.sent));
+        let (packets, left, class) = q.messages.front().map_or((0, 0, 0), |m| (m.packets, m.packets - m.sent, m.class));
         let link_rate = self.topo.channels[self.nics[q.src.idx()].out.idx()].rate;
-        QueueView { qp, src: q.src, dst: q.dst, retransmission: !q.retx.is_empty(), head_message_packets: packets, head_message_left: left, link_rate }
+        let head_class = q.retx.front().map_or(class, |p| p.class);
+        QueueView {
+            qp,
+            src: q.src,
+            dst: q.dst,
+            retransmission: !q.retx.is_empty(),
+            head_message_packets: packets,
+            head_message_left: left,
+            head_class,
+            link_rate,
+        }
     }
 
     /// The mechanism handed `pkt` back to send queue `qp` of `node` (`Ctx::retransmit`).

@@ -356,7 +356,7 @@ mod tests {
         let (mut events, mut slab, mut control) = (EventQueue::default(), Slab::default(), vec![std::collections::VecDeque::new(); 2]);
         let (mut rng, mut sent, mut deferred, mut copies) = (crate::rng::stream(1, crate::rng::Family::Mechanism, 0), 0, Vec::new(), Copies::default());
         let rate = Rate::from_gbps(13.5);
-        let q = QueueView { qp: QpId(0), src: NodeId(0), dst: NodeId(1), retransmission: false, head_message_packets: 2, head_message_left: 2, link_rate: rate };
+        let q = QueueView { qp: QpId(0), src: NodeId(0), dst: NodeId(1), retransmission: false, head_message_packets: 2, head_message_left: 2, head_class: 0, link_rate: rate };
         let mut pkt = Packet {
             src: NodeId(0),
             dst: NodeId(1),

@@ -1,0 +1,39 @@
+//! The CBCM paper's Ideal reference (§III, Fig. 2): every traffic class on a VC of its own, all
+//! of data priority, so that a congested class (a hot spot) cannot block the others at any
+//! buffer. Not a mechanism a network could build for arbitrary traffic, but the upper bound
+//! every CBCM figure compares against.
+
+use super::registry::{NoSettings, Registered};
+use super::{Ctx, Gate, Hooks, Mechanism, QueueView, VcRole};
+use crate::config::Config;
+
+pub struct Ideal {
+    classes: usize,
+}
+
+impl Registered for Ideal {
+    const ABOUT: &'static str = "The CBCM paper's Ideal reference (§III): each traffic class on a data VC of its own, so no class blocks another.";
+    const DOC: &'static str = "VC i carries traffic class i (the order of `[[traffic]]`), all at data priority, served round-robin at outputs and NICs. No settings.\n";
+    type Settings = NoSettings;
+
+    fn new(cfg: &Config, _: NoSettings) -> Ideal {
+        Ideal { classes: cfg.traffic.len() }
+    }
+}
+
+impl Mechanism for Ideal {
+    type Header = ();
+    const HOOKS: Hooks = Hooks { inject_gate: true, ..Hooks::NONE };
+
+    fn name(&self) -> &'static str {
+        "ideal"
+    }
+
+    fn vcs(&self) -> Vec<VcRole> {
+        vec![VcRole::DATA; self.classes]
+    }
+
+    fn inject_gate(&mut self, _: &mut Ctx<()>, q: QueueView) -> Gate {
+        Gate::Now(q.head_class as u8)
+    }
+}
