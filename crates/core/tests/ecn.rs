@@ -57,3 +57,20 @@ fn a_delay_of_hours_in_nanosecond_steps_is_found_without_walking_it() {
     assert!(s.cc["notifications"] > 0);
     assert!(s.classes["background"].accepted > 0.0);
 }
+
+#[test]
+fn a_capped_delay_keeps_throttled_senders_sending() {
+    // As above, each notification adds 10^13 ns, but the CBCM paper's cap (§V: 1,500 cycles,
+    // here 1,500 ns) bounds the gap after each packet. Uncapped, a notified hot-spot sender is
+    // held for the rest of the run while the others take its share of the ejection link; capped,
+    // it may still send a packet every 204.8 + 1,500 ns, well above its 1/40 share, so no sender
+    // is starved.
+    let hot = |cap: &[&str]| {
+        let mut o = vec!["cc.mechanism=\"ecn\"", "cc.ecn.ipd_increment_ns=1e13", "simulation.warmup_ns=20000", "simulation.measure_ns=50000"];
+        o.extend_from_slice(cap);
+        run_config(&example_with("srp/hotspot40_background.toml", &o)).classes["hotspot"].fairness.clone()
+    };
+    let (held, capped) = (hot(&[]), hot(&["cc.ecn.ipd_max_ns=1500"]));
+    assert!(held.min == 0.0, "uncapped: {held:?}");
+    assert!(capped.min > 0.0, "capped: {capped:?}");
+}

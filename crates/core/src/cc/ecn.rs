@@ -37,11 +37,15 @@ pub struct EcnConfig {
     /// b_thres : VOQ occupancy of an output that makes it a root, as a fraction of an input
     /// buffer: 90%.
     pub threshold: f64,
+    /// The largest inter-packet delay: none in the SRP paper (Table 1); the CBCM paper (§V) caps
+    /// it at 1,500 cycles.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ipd_max_ns: Option<f64>,
 }
 
 impl Default for EcnConfig {
     fn default() -> Self {
-        EcnConfig { ipd_increment_ns: 800.0, ipd_decrement_ns: 50.0, decrement_timer_ns: 2_000.0, threshold: 0.9 }
+        EcnConfig { ipd_increment_ns: 800.0, ipd_decrement_ns: 50.0, decrement_timer_ns: 2_000.0, threshold: 0.9, ipd_max_ns: None }
     }
 }
 
@@ -52,6 +56,9 @@ impl Settings for EcnConfig {
         span_ns("cc.ecn.decrement_timer_ns", self.decrement_timer_ns)?;
         if !(self.threshold > 0.0 && self.threshold <= 1.0) {
             return Err(ConfigError::new("cc.ecn.threshold", format!("must be a fraction of the input buffer in (0, 1], got {}", self.threshold)));
+        }
+        if let Some(max) = self.ipd_max_ns {
+            span_ns("cc.ecn.ipd_max_ns", max)?;
         }
         Ok(())
     }
@@ -65,6 +72,7 @@ const NOTIFICATION: u8 = 1;
 pub struct EcnIpd {
     ipd_inc: Time,
     ipd_dec: Time,
+    ipd_max: Time,
     timer: Time,
     threshold_bytes: f64,
     data_bytes: u32,
@@ -93,6 +101,7 @@ impl Registered for EcnIpd {
 | `ipd_increment_ns` | `800` | IPD+: inter-packet delay added to a send queue per congestion notification. |
 | `ipd_decrement_ns` | `50` | IPD-: delay removed after each interval `decrement_timer_ns` without a notification. |
 | `decrement_timer_ns` | `2000` | t-. |
+| `ipd_max_ns` | none | The largest inter-packet delay a send queue reaches: unbounded in the SRP paper (Table 1); the CBCM paper (§V) caps it at 1,500 cycles. |
 | `threshold` | `0.9` | b_thres as a fraction of one input buffer (per VC): an output whose virtual output queues (summed over the switch's inputs) hold more than this, while its downstream buffer still has room for another data packet after the one leaving, is a root of congestion and marks the data packets it sends. Ejection ports included. |
 
 Choices the paper leaves open, and ours: "total occupancy of the VOQ queues associated with a
@@ -108,6 +117,7 @@ is a gap after each packet's serialization; one notification per marked packet.
         EcnIpd {
             ipd_inc: ps_from_ns(e.ipd_increment_ns),
             ipd_dec: ps_from_ns(e.ipd_decrement_ns),
+            ipd_max: e.ipd_max_ns.map_or(NEVER, ps_from_ns),
             timer: ps_from_ns(e.decrement_timer_ns),
             threshold_bytes: e.threshold * in_cap as f64,
             data_bytes: cfg.nic.data_packet_bytes,
@@ -177,7 +187,7 @@ impl Mechanism for EcnIpd {
         let now = ctx.now();
         let current = self.throttled.get(&(node, pkt.src)).map(|t| (self.ipd_at(t, now), t.last_end));
         let (ipd, last_end) = current.unwrap_or((0, None));
-        self.throttled.insert((node, pkt.src), Throttle { ipd: ipd.saturating_add(self.ipd_inc).min(NEVER), since: now, last_end });
+        self.throttled.insert((node, pkt.src), Throttle { ipd: ipd.saturating_add(self.ipd_inc).min(self.ipd_max), since: now, last_end });
     }
 
     fn inject_gate(&mut self, ctx: &mut Ctx<()>, q: QueueView) -> Gate {

@@ -154,7 +154,10 @@ fn vc_classes<M: Mechanism>(cfg: &Config, mech: &M) -> ConfigResult<Vec<VcClass>
         return Err(ConfigError::new("cc.mechanism", "the mechanism defines no virtual channel"));
     }
     if roles.len() > Vc::MAX as usize {
-        return Err(ConfigError::new("cc.mechanism", format!("`{}` needs {} virtual channels here; at most {} are supported", mech.name(), roles.len(), Vc::MAX)));
+        return Err(ConfigError::new(
+            "cc.mechanism",
+            format!("`{}` needs {} virtual channels here; at most {} are supported", mech.name(), roles.len(), Vc::MAX),
+        ));
     }
     let Some(classes) = &cfg.cc.vcs else { return Ok(roles.iter().map(|r| r.class).collect()) };
     let layout = || roles.iter().enumerate().map(|(i, r)| format!("{i}: {}", r.carries)).collect::<Vec<_>>().join(", ");
