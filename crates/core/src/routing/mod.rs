@@ -4,9 +4,10 @@
 //! An algorithm is a file here and one line in [`routings!`](crate::routings): it implements
 //! [`Route`], and [`Registered`] describes it and builds it for a topology from its settings
 //! table `[routing.NAME]`. Dispatch is a `match` over [`Routing`], generated from the list: no
-//! `dyn` on the hot path. Trees route arithmetically (`updown`, shared by `nca` and `dmodk`);
-//! other topologies use dense tables (`switch * hosts + dest`), meant for the small explicit
-//! networks of the papers.
+//! `dyn` on the hot path. Trees (`updown`, shared by `nca` and `dmodk`) and flattened butterflies
+//! (`minimal`) route arithmetically; explicit topologies use dense tables (`switch * hosts +
+//! dest`), meant for the small networks of the papers. Deterministic routings are checked for
+//! channel-dependency cycles when built (`cycles`).
 
 pub(crate) mod cycles;
 mod updown;
