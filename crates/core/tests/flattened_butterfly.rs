@@ -71,3 +71,12 @@ fn saturated_uniform_traffic_does_not_deadlock() {
     // Radix-22 routers under uniform traffic: well over half of the injection bandwidth.
     assert!(s.classes["uniform0"].accepted > 0.5, "{}", s.classes["uniform0"].accepted);
 }
+
+#[test]
+fn minimal_routing_on_the_worst_case_permutation_gets_one_channel_per_router() {
+    // Router i's c hosts all send to router i + 1 (host h to h + c, the CBCM paper's adversarial
+    // pattern, §III): minimal routing puts them on the one channel between the two routers, so each
+    // gets 1/c of its injection bandwidth (Valiant's detour would spread them, issue 20).
+    let s = run(&format!("{}[simulation]\nwarmup_ns = 10000\nmeasure_ns = 100000\n[[traffic]]\npattern = \"shift\"\nshift = 4\ngreedy = true\n", fb(4, 1, 4)));
+    assert_close("accepted", s.classes["shift0"].accepted, 0.25, 0.01);
+}
