@@ -6,7 +6,7 @@
 
 use super::Mechanism;
 use crate::config::Config;
-use crate::error::{ConfigError, ConfigResult};
+use crate::error::ConfigResult;
 use crate::plugin::Kind;
 pub use crate::plugin::{NoSettings, Settings};
 
@@ -55,11 +55,6 @@ pub fn resolved_settings<M: Registered>(_m: &M, cfg: &Config) -> ConfigResult<to
     Ok(KIND.resolved(&cfg.cc.mechanism, &settings))
 }
 
-/// The error for a `cc.mechanism` that names no registered mechanism.
-pub fn unknown(name: &str) -> ConfigError {
-    KIND.unknown(name)
-}
-
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __mechanism_entries {
@@ -89,7 +84,7 @@ macro_rules! __with_mechanism {
                 Ok($m) => Ok($body),
                 Err(e) => Err(e),
             },)*
-            other => Err($crate::cc::registry::unknown(other)),
+            other => Err($crate::cc::registry::KIND.unknown(other)),
         }
     };
 }
