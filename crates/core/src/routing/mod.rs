@@ -6,8 +6,9 @@
 //! table `[routing.NAME]`. Dispatch is a `match` over [`Routing`], generated from the list: no
 //! `dyn` on the hot path. Trees (`updown`, shared by `nca` and `dmodk`) and flattened butterflies
 //! (`minimal`) route arithmetically; explicit topologies use dense tables (`switch * hosts +
-//! dest`), meant for the small networks of the papers. Deterministic routings are checked for
-//! channel-dependency cycles when built (`cycles`).
+//! dest`), meant for the small networks of the papers, whose routes are checked for
+//! channel-dependency cycles when built (`cycles`); the arithmetic routings are acyclic by
+//! construction, which their tests check.
 
 pub(crate) mod cycles;
 mod updown;
