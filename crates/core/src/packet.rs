@@ -2,6 +2,7 @@
 //! and freed on delivery or drop; ids index the slab so the hot path never allocates.
 
 use crate::ids::{ClassId, NodeId, PacketId, PortId, QpId, Vc};
+use crate::routing::Leg;
 use crate::time::Time;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +34,9 @@ pub struct Packet<H> {
     pub tail_in: Time,
     /// Output port chosen at the current switch.
     pub out_port: PortId,
+    /// Progress on a route with phases: the packet leaves the current switch on VC `vc` of
+    /// phase `leg.phase` (`routing` module doc).
+    pub leg: Leg,
     /// Time spent queuing in switch input buffers so far: at each switch, from its arrival
     /// (past the pipeline) to its crossbar grant (SRP's "accumulated queuing time", §3). Kept
     /// for mechanisms with `Hooks::queue_head`, the hook that judges it.

@@ -39,7 +39,12 @@ fn each_error_names_its_key() {
         (&["switch.bypas.limit=8"], "switch.bypas", "did you mean `bypass`?"),
         (&["switch.bypass_limit=8"], "switch.bypass_limit", "has moved: it is now `switch.bypass.limit`"),
         (&["routing.routes=[]"], "routing.routes", "has moved: it is now `routing.shortest_path.routes`"),
-        (&["routing.algorithm=\"ugal\""], "routing.algorithm", "unknown routing algorithm `ugal`, expected one of nca, dmodk, minimal, shortest_path"),
+        (
+            &["routing.algorithm=\"ugal_g\""],
+            "routing.algorithm",
+            "unknown routing algorithm `ugal_g`, expected one of nca, dmodk, minimal, shortest_path, valiant, ugal",
+        ),
+        (&["routing.algorithm=\"valiant\""], "routing.algorithm", "valiant routes flattened butterflies"),
         (
             &["routing.algorithm=\"dmodk\"", "routing.shortest_path.routes=[]"],
             "routing.shortest_path.routes",

@@ -1,11 +1,15 @@
-//! Flattened butterflies under minimal (dimension-order) routing: zero-load latency from hop
-//! counts and channel latencies, minimal path lengths, and no deadlock when saturated.
+//! Flattened butterflies under minimal (dimension-order), Valiant and UGAL routing: zero-load
+//! latency from hop counts and channel latencies, minimal path lengths, the throughput each
+//! routing gets on the worst-case permutation, UGAL's choice of minimal paths at low load, and no
+//! deadlock when saturated.
 
 mod common;
 use common::*;
+use lossless_core::cc::registry::NAMES as MECHANISMS;
 use lossless_core::ids::{Endpoint, NodeId, SwitchId};
-use lossless_core::routing::{Route, Routing};
+use lossless_core::routing::{Leg, Route, Routing};
 use lossless_core::topology::Topology;
+use lossless_core::Config;
 
 fn fb(k: u32, n: u32, c: u32) -> String {
     format!("[topology]\nkind = \"flattened_butterfly\"\nrouters_per_dim = {k}\ndims = {n}\nconcentration = {c}\n")
@@ -46,9 +50,9 @@ fn minimal_routes_take_one_hop_per_differing_coordinate() {
             let (a, b) = (src / c, dst / c);
             let differing = (0..n).filter(|&i| (a / k.pow(i)) % k != (b / k.pow(i)) % k).count();
             let mut sw = SwitchId(a);
-            let mut hops = 0;
+            let (mut hops, mut leg) = (0, Leg::START);
             loop {
-                let port = routing.route(sw, NodeId(dst), &mut rng);
+                let port = routing.route(sw, NodeId(dst), &mut leg, &[], &mut rng);
                 match topo.channels[topo.switches[sw.idx()].ports[port.idx()].out.idx()].to {
                     Endpoint::Host(h) => {
                         assert_eq!(h, NodeId(dst));
@@ -70,6 +74,74 @@ fn saturated_uniform_traffic_does_not_deadlock() {
     assert!(s.deadlock.is_none());
     // Radix-22 routers under uniform traffic: well over half of the injection bandwidth.
     assert!(s.classes["uniform0"].accepted > 0.5, "{}", s.classes["uniform0"].accepted);
+}
+
+#[test]
+fn saturated_traffic_does_not_deadlock_under_any_routing_and_mechanism() {
+    // 4 x 4 routers of 4 hosts, every host greedy, on uniform traffic and on the worst-case
+    // permutation (router i to router i + 1 in the first dimension).
+    for routing in ["minimal", "valiant", "ugal"] {
+        for mechanism in MECHANISMS {
+            for pattern in ["pattern = \"uniform\"", "pattern = \"shift\"\nshift = 4"] {
+                let text = format!(
+                    "{}[routing]\nalgorithm = \"{routing}\"\n[simulation]\nwarmup_ns = 0\nmeasure_ns = 30000\n[[traffic]]\n{pattern}\ngreedy = true\n",
+                    fb(4, 2, 4)
+                );
+                let s = run_config(&Config::from_table(running(&text, mechanism), &[]).unwrap());
+                let case = format!("{routing} {mechanism} {pattern}");
+                assert!(s.deadlock.is_none(), "{case}");
+                assert!(s.counters.delivered > 0, "{case}");
+            }
+        }
+    }
+}
+
+/// Accepted load of router i's hosts all sending to router i + 1 (4 routers of 4 hosts, 1D).
+fn worst_case_permutation(routing: &str) -> f64 {
+    let s = run(&format!(
+        "{}[routing]\nalgorithm = \"{routing}\"\n[simulation]\nwarmup_ns = 10000\nmeasure_ns = 100000\n[[traffic]]\npattern = \"shift\"\nshift = 4\ngreedy = true\n",
+        fb(4, 1, 4)
+    ));
+    s.classes["shift0"].accepted
+}
+
+#[test]
+fn valiant_on_the_worst_case_permutation_gets_about_half_of_capacity() {
+    // The intermediate router is uniform over the k = 4 routers, so every inter-router channel
+    // carries 2c/k of a host's load (first legs out of its router, second legs into the next):
+    // the channels saturate at k / 2c = 1/2 (Kim, Dally and Abts, ISCA 2007, §4.1).
+    let valiant = worst_case_permutation("valiant");
+    assert!((0.42..=0.52).contains(&valiant), "valiant {valiant}");
+}
+
+#[test]
+fn ugal_on_the_worst_case_permutation_detours_around_the_saturated_channel() {
+    // Minimal routing gets 1/c = 0.25 (below); UGAL takes detours as the direct channel's queue
+    // grows, and gets about Valiant's half.
+    let ugal = worst_case_permutation("ugal");
+    assert!(ugal > 0.45, "ugal {ugal}");
+}
+
+/// Channel traversals per delivered packet of uniform single-packet messages at `load` under
+/// `routing` (2D, 4 x 4 routers of 4 hosts; the two host channels included).
+fn hops_per_packet(routing: &str, load: f64) -> f64 {
+    let s = run(&format!(
+        "{}[routing]\nalgorithm = \"{routing}\"\n[simulation]\nwarmup_ns = 0\nmeasure_ns = 200000\n[[traffic]]\npattern = \"uniform\"\nload = {load}\nmessage = {{ kind = \"fixed\", packets = 1 }}\n",
+        fb(4, 2, 4)
+    ));
+    s.counters.hops as f64 / s.counters.delivered as f64
+}
+
+#[test]
+fn ugal_routes_almost_minimally_at_low_load() {
+    // A packet detours only when its minimal port holds more than its detour port would (times
+    // hops): at low load the ports are mostly idle. (Packets of one multi-packet message see
+    // their predecessors on the minimal port and detour: UGAL with local information.)
+    let minimal = hops_per_packet("minimal", 0.05);
+    let valiant = hops_per_packet("valiant", 0.05);
+    let ugal = hops_per_packet("ugal", 0.05);
+    assert!(valiant > minimal + 0.5, "valiant {valiant} minimal {minimal}");
+    assert!(ugal < minimal * 1.03, "ugal {ugal} minimal {minimal}");
 }
 
 #[test]

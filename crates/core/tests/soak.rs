@@ -30,9 +30,12 @@ fn every_example_under_every_mechanism_keeps_the_invariants() {
     let mut runs = 0;
     for file in EXAMPLES {
         let text = example(file);
+        // The routings of the example's topology (`auto` picks one of them).
+        let routings: &[&str] = if file.starts_with("cbcm/") { &["minimal", "valiant", "ugal"] } else { &["auto"] };
         for mechanism in MECHANISMS {
             for _ in 0..DRAWS {
                 let overrides = [
+                    format!("routing.algorithm=\"{}\"", routings[rng.random_range(0..routings.len())]),
                     format!("simulation.seed={}", rng.random_range(1..1_000u32)),
                     format!("simulation.warmup_ns={}", rng.random_range(0..5u32) * 1_000),
                     format!("simulation.measure_ns={}", rng.random_range(3..40u32) * 1_000),

@@ -8,6 +8,7 @@ use crate::engine::{Event, EventQueue};
 use crate::ids::{NodeId, PacketId, PortId, QpId, SwitchId, Vc};
 use crate::packet::{Packet, PacketKind, Slab};
 use crate::rng::Stream;
+use crate::routing::Leg;
 use crate::time::Time;
 use std::collections::VecDeque;
 
@@ -68,6 +69,7 @@ impl<H> Ctx<'_, H> {
             tail_in: 0,
             queued: 0,
             out_port: PortId(0),
+            leg: Leg::START,
             marked: false,
             hdr,
             uid: 0,

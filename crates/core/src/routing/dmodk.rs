@@ -2,12 +2,13 @@
 //! destination, so every down link carries the traffic of a single destination.
 
 use super::updown::UpDown;
-use super::{Registered, Route};
+use super::{Leg, Registered, Route};
 use crate::config::RoutingConfig;
 use crate::error::ConfigResult;
 use crate::ids::{NodeId, PortId, SwitchId};
 use crate::plugin::NoSettings;
 use crate::rng::Stream;
+use crate::switch::Output;
 use crate::topology::Topology;
 
 pub struct Dmodk(UpDown);
@@ -24,7 +25,7 @@ impl Registered for Dmodk {
 
 impl Route for Dmodk {
     #[inline]
-    fn route(&self, sw: SwitchId, dst: NodeId, rng: &mut Stream) -> PortId {
+    fn route(&self, sw: SwitchId, dst: NodeId, _: &mut Leg, _: &[Output], rng: &mut Stream) -> PortId {
         self.0.route(sw, dst, rng)
     }
 }

@@ -1,16 +1,23 @@
 //! Routing algorithms: given a switch and a packet's destination, the output port
 //! (`routing.algorithm`).
 //!
+//! A routing may take a packet through phases (Valiant's two legs, UGAL's choice between them):
+//! each phase has its own set of VCs, one per mechanism VC, and a packet's phase only grows, so
+//! channel dependencies lead from one set to a later one and never back (Dally and Aoki's
+//! structured buffer pool, IEEE TPDS 1993). The network then has [`Registered::PHASES`] times
+//! the mechanism's VCs; the packet carries its phase in its [`Leg`].
+//!
 //! An algorithm is a file here and one line in [`routings!`](crate::routings): it implements
 //! [`Route`], and [`Registered`] describes it and builds it for a topology from its settings
 //! table `[routing.NAME]`. Dispatch is a `match` over [`Routing`], generated from the list: no
 //! `dyn` on the hot path. Trees (`updown`, shared by `nca` and `dmodk`) and flattened butterflies
-//! (`minimal`) route arithmetically; explicit topologies use dense tables (`switch * hosts +
+//! (`grid`, shared by `minimal`, `valiant` and `ugal`) route arithmetically; explicit topologies use dense tables (`switch * hosts +
 //! dest`), meant for the small networks of the papers, whose routes are checked for
 //! channel-dependency cycles when built (`cycles`); the arithmetic routings are acyclic by
 //! construction, which their tests check.
 
 pub(crate) mod cycles;
+mod grid;
 mod updown;
 
 use crate::config::RoutingConfig;
@@ -18,6 +25,7 @@ use crate::error::ConfigResult;
 use crate::ids::{NodeId, PortId, SwitchId};
 use crate::plugin::{Kind, Settings};
 use crate::rng::Stream;
+use crate::switch::Output;
 use crate::topology::Topology;
 
 /// The registry: `module::Type` of every algorithm; the module's name is the value of
@@ -32,16 +40,38 @@ macro_rules! routings {
             dmodk::Dmodk,
             minimal::Minimal,
             shortest_path::ShortestPath,
+            valiant::Valiant,
+            ugal::Ugal,
         }
     };
 }
 
 pub(crate) const NO_PORT: PortId = PortId::MAX;
 
+/// Where a packet is on a route with phases, carried in its header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Leg {
+    /// The phase whose VCs the packet takes on its next channel.
+    pub phase: u8,
+    /// The router a non-minimal route detours through ([`Leg::START`]'s until a switch chose).
+    pub via: SwitchId,
+}
+
+impl Leg {
+    /// A packet no switch has routed yet.
+    pub const START: Leg = Leg { phase: 0, via: SwitchId::MAX };
+
+    pub fn is_start(self) -> bool {
+        self == Leg::START
+    }
+}
+
 /// A routing function.
 pub trait Route {
-    /// The output port at switch `sw` for a packet to `dst`. `rng` is the switch's own stream.
-    fn route(&self, sw: SwitchId, dst: NodeId, rng: &mut Stream) -> PortId;
+    /// The output port at switch `sw` for a packet to `dst`; a routing with phases advances the
+    /// packet's `leg`. `outputs` is the switch's output state (what adaptive routing reads) and
+    /// `rng` its own stream.
+    fn route(&self, sw: SwitchId, dst: NodeId, leg: &mut Leg, outputs: &[Output], rng: &mut Stream) -> PortId;
 }
 
 /// An algorithm `routing.algorithm` can name.
@@ -52,6 +82,8 @@ pub trait Registered: Route + Sized {
     const DOC: &'static str;
     /// The contents of `[routing.NAME]`.
     type Settings: Settings;
+    /// How many VC sets the routing needs to be deadlock-free (see the module doc).
+    const PHASES: u8 = 1;
     /// The algorithm's tables for `topo`, or why it cannot route it.
     fn build(settings: Self::Settings, cfg: &RoutingConfig, topo: &Topology) -> ConfigResult<Self>;
 }
@@ -104,6 +136,15 @@ macro_rules! __routings {
                 }
             }
 
+            /// The VC sets the algorithm `cfg` selects needs (`Registered::PHASES`; `auto` never picks
+            /// one with more than one).
+            pub fn phases(cfg: &RoutingConfig) -> u8 {
+                match cfg.algorithm.as_str() {
+                    $(stringify!($module) => <$ty>::PHASES,)*
+                    _ => 1,
+                }
+            }
+
             /// `[routing.NAME]` of the algorithm `cfg` selects for `topo`, every default written out.
             pub fn resolved(cfg: &RoutingConfig, topo: &Topology) -> ConfigResult<toml::Table> {
                 let name = selected(cfg, topo);
@@ -116,8 +157,8 @@ macro_rules! __routings {
 
         impl Route for Routing {
             #[inline]
-            fn route(&self, sw: SwitchId, dst: NodeId, rng: &mut Stream) -> PortId {
-                match self { $(Routing::$ty(r) => r.route(sw, dst, rng),)* }
+            fn route(&self, sw: SwitchId, dst: NodeId, leg: &mut Leg, outputs: &[Output], rng: &mut Stream) -> PortId {
+                match self { $(Routing::$ty(r) => r.route(sw, dst, leg, outputs, rng),)* }
             }
         }
     };

@@ -28,10 +28,11 @@ const RUN_GROWTH: f64 = 1.5;
 /// One time-series bin of one class (`stats::Bin`).
 const BIN_BYTES: f64 = 48.0;
 
-/// Estimated peak memory of running `cfg` with `vcs` virtual channels, in bytes.
-pub fn estimate_bytes(cfg: &Config, vcs: usize) -> f64 {
+/// Estimated peak memory of running `cfg` with a mechanism of `mech_vcs` virtual channels (the
+/// network has them once per routing phase), in bytes.
+pub fn estimate_bytes(cfg: &Config, mech_vcs: usize) -> f64 {
     let (hosts, ports) = shape(&cfg.topology);
-    let v = vcs as f64;
+    let v = (mech_vcs * crate::routing::Routing::phases(&cfg.routing) as usize) as f64;
     let sum_p: f64 = ports.iter().map(|&p| p as f64).sum();
     let sum_p2: f64 = ports.iter().map(|&p| (p as f64).powi(2)).sum();
     let network =

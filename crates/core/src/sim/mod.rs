@@ -174,6 +174,22 @@ fn vc_classes<M: Mechanism>(cfg: &Config, mech: &M) -> ConfigResult<Vec<VcClass>
     Ok(classes.clone())
 }
 
+/// At most this many network VCs: [`Sim::reach`] is a bit mask of them.
+const MAX_NETWORK_VCS: usize = 64;
+
+/// Refuses a mechanism and routing whose VCs (the mechanism's, once per routing phase) are more
+/// than the switch tracks.
+fn network_vcs(mech_vcs: usize, phases: usize, algorithm: &str) -> ConfigResult<()> {
+    let total = mech_vcs * phases;
+    if total > MAX_NETWORK_VCS {
+        return Err(ConfigError::new(
+            "routing.algorithm",
+            format!("`{algorithm}` takes {phases} sets of the mechanism's {mech_vcs} virtual channels, {total} in all; at most {MAX_NETWORK_VCS} are supported: pick a routing with fewer phases or a mechanism with fewer VCs"),
+        ));
+    }
+    Ok(())
+}
+
 pub(crate) struct Params {
     pub router_latency: Time,
     pub in_cap: u32,
@@ -195,7 +211,13 @@ pub struct Sim<M: Mechanism> {
     pub(crate) slab: Slab<M::Header>,
     pub(crate) topo: Topology,
     pub(crate) routing: Routing,
+    /// The network's VCs: the mechanism's, once per routing phase (`routing` module doc).
     pub(crate) vcs: Vec<VcSpec>,
+    /// The mechanism's VCs: network VC v carries the packets of mechanism VC `v % mech_vcs`.
+    pub(crate) mech_vcs: usize,
+    /// Per network VC: the VCs its packets may leave a switch on (bit per VC), its own and those
+    /// of the same mechanism VC in later phases.
+    pub(crate) reach: Vec<u64>,
     /// VCs grouped by priority class, highest first; round-robin inside a group.
     pub(crate) vc_groups: Vec<Vec<Vc>>,
     /// Crossbar rate towards each channel (the switch's fastest port rate x speedup), indexed by
@@ -231,13 +253,16 @@ impl<M: Mechanism> Sim<M> {
         let end = warmup + ps_from_ns(cfg.simulation.measure_ns);
         let traffic = traffic::resolve(cfg, &topo, end)?;
         let classes = vc_classes(cfg, &mech)?;
+        let phases = Routing::phases(&cfg.routing) as usize;
+        network_vcs(classes.len(), phases, &cfg.routing.algorithm)?;
         let data_queue = Spec::of_data_vcs(&cfg.switch)?;
-        let vcs: Vec<VcSpec> =
-            classes.into_iter().map(|class| VcSpec { class, queue: if class == VcClass::Data { data_queue.clone() } else { Spec::fifo() } }).collect();
+        let vcs: Vec<VcSpec> = (0..phases)
+            .flat_map(|_| classes.iter().map(|&class| VcSpec { class, queue: if class == VcClass::Data { data_queue.clone() } else { Spec::fifo() } }))
+            .collect();
         let in_cap = cfg.switch.input_buffer_bytes(&cfg.nic);
         let out_cap = cfg.switch.output_buffer_bytes(&cfg.nic);
         let seed = cfg.simulation.seed;
-        let nv = vcs.len();
+        let (nv, mech_vcs) = (vcs.len(), classes.len());
         let switches =
             topo.switches.iter().enumerate().map(|(s, node)| Switch::new(node.ports.len(), &vcs, |_| in_cap, stream(seed, Family::Switch, s as u64))).collect();
         let nics = (0..topo.hosts()).map(|h| Nic::new(topo.host_out[h], topo.host_in[h], vec![in_cap; nv])).collect();
@@ -280,6 +305,8 @@ impl<M: Mechanism> Sim<M> {
             slab: Slab::default(),
             control: vec![VecDeque::new(); topo.hosts()],
             routing,
+            reach: (0..nv).map(|v| (v / mech_vcs..phases).fold(0, |mask, phase| mask | 1 << (phase * mech_vcs + v % mech_vcs))).collect(),
+            mech_vcs,
             vcs,
             vc_groups,
             xbar_rate,

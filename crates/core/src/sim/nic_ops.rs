@@ -7,6 +7,7 @@ use crate::engine::Event;
 use crate::ids::{ChannelId, Endpoint, NodeId, PacketId, PortId, QpId};
 use crate::nic::{InRing, Message};
 use crate::packet::{Packet, PacketKind};
+use crate::routing::Leg;
 use crate::time::{ps, Time};
 
 impl<M: Mechanism> Sim<M> {
@@ -249,6 +250,7 @@ impl<M: Mechanism> Sim<M> {
             tail_in: 0,
             queued: 0,
             out_port: PortId(0),
+            leg: Leg::START,
             marked: false,
             hdr: M::Header::default(),
             uid: self.next_uid,

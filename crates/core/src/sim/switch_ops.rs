@@ -10,7 +10,7 @@ use super::Sim;
 use crate::cc::{Ctx, Mechanism, OutputView, VcClass, Verdict};
 use crate::engine::Event;
 use crate::ids::{ChannelId, Endpoint, PacketId, PortId, SwitchId, Vc};
-use crate::packet::PacketKind;
+use crate::packet::{Packet, PacketKind};
 use crate::routing::Route;
 use crate::switch::next_from;
 use crate::switch::queues::Queueing;
@@ -26,7 +26,7 @@ impl<M: Mechanism> Sim<M> {
         let p = self.slab.get_mut(pkt);
         p.head_in = now - self.p.router_latency;
         p.tail_in = p.head_in + rate.serialization(p.bytes);
-        p.out_port = self.routing.route(s, p.dst, &mut sw.rng);
+        p.out_port = self.routing.route(s, p.dst, &mut p.leg, &sw.outputs, &mut sw.rng);
         if M::HOOKS.switch_arrival {
             let mut copy = *self.slab.get(pkt);
             let mut ctx = mech_ctx!(self);
@@ -69,7 +69,7 @@ impl<M: Mechanism> Sim<M> {
         let p = self.slab.get_mut(pkt);
         p.head_in = now.saturating_sub(self.p.router_latency);
         p.tail_in = now;
-        p.out_port = self.routing.route(s, p.dst, &mut sw.rng);
+        p.out_port = self.routing.route(s, p.dst, &mut p.leg, &sw.outputs, &mut sw.rng);
         let (vc, bytes, out) = (p.vc, p.bytes, p.out_port);
         if self.switches[s.idx()].enqueue(port, vc, out, pkt, bytes) {
             self.request(s, port, pkt);
@@ -88,6 +88,18 @@ impl<M: Mechanism> Sim<M> {
     #[inline]
     fn is_control(&self, vc: Vc) -> bool {
         self.vcs[vc as usize].class == VcClass::Control
+    }
+
+    /// The VC `p` leaves its switch on: its mechanism VC in the phase its route has reached.
+    #[inline]
+    fn out_vc(&self, p: &Packet<M::Header>) -> Vc {
+        (p.leg.phase as usize * self.mech_vcs + p.vc as usize % self.mech_vcs) as Vc
+    }
+
+    /// The network VCs that carry the packets of `vc`'s mechanism VC, one per routing phase.
+    fn lane(&self, vc: Vc) -> impl Iterator<Item = usize> {
+        let m = self.mech_vcs;
+        (vc as usize % m..self.vcs.len()).step_by(m)
     }
 
     /// `pkt` reached the head of its input queue, its pipeline latency spent: it requests its
@@ -188,8 +200,10 @@ impl<M: Mechanism> Sim<M> {
             let g = group.len();
             for k in 0..g {
                 let vc = group[(k + o.vc_rr as usize) % g];
-                // Not even a control packet (the smallest) fits: skip without reading the inputs.
-                if o.vcs[vc as usize].bytes + self.p.control_bytes > self.p.out_cap {
+                let reach = self.reach[vc as usize];
+                // Not even a control packet (the smallest) fits where this VC's packets may go:
+                // skip without reading the inputs.
+                if self.full(o, reach, self.p.control_bytes) == reach {
                     continue;
                 }
                 let mut cand = if control { o.req[vc as usize] } else { o.req[vc as usize] & !sw.in_busy };
@@ -204,39 +218,64 @@ impl<M: Mechanism> Sim<M> {
                         cand &= !(1 << i);
                     }
                 }
-                if cand == 0 {
-                    continue;
-                }
                 let head = |i: u32| sw.inputs[i as usize][vc as usize].queues.head(out).expect("a request has a head packet");
                 let start = o.rr[vc as usize] as u32;
-                let mut i = next_from(cand, start);
-                if self.p.oldest_first {
-                    // The earliest arrival; ties go to the first in round-robin order.
-                    let mut rest = cand & !(1 << i);
-                    while rest != 0 {
-                        let j = next_from(rest, start);
-                        rest &= !(1 << j);
-                        if self.slab.get(head(j)).head_in < self.slab.get(head(i)).head_in {
-                            i = j;
+                // Output VCs whose turn went to a packet without room: they take no other first.
+                let mut blocked = 0u64;
+                while cand != 0 && reach & !blocked != 0 {
+                    let mut i = next_from(cand, start);
+                    if self.p.oldest_first {
+                        // The earliest arrival; ties go to the first in round-robin order.
+                        let mut rest = cand & !(1 << i);
+                        while rest != 0 {
+                            let j = next_from(rest, start);
+                            rest &= !(1 << j);
+                            if self.slab.get(head(j)).head_in < self.slab.get(head(i)).head_in {
+                                i = j;
+                            }
                         }
                     }
+                    cand &= !(1 << i);
+                    let (i, pkt) = (PortId(i as u16), head(i));
+                    let p = self.slab.get(pkt);
+                    let ovc = self.out_vc(p);
+                    if blocked & 1 << ovc != 0 {
+                        continue;
+                    }
+                    if o.vcs[ovc as usize].bytes + p.bytes <= self.p.out_cap {
+                        return Some((i, vc, pkt, (k + 1) % g));
+                    }
+                    blocked |= 1 << ovc;
                 }
-                let (i, pkt) = (PortId(i as u16), head(i));
-                if o.vcs[vc as usize].bytes + self.slab.get(pkt).bytes > self.p.out_cap {
-                    continue; // no room in this VC's output buffer
-                }
-                return Some((i, vc, pkt, (k + 1) % g));
             }
         }
         None
     }
 
+    /// The VCs of `reach` whose output buffer at `o` has no room for `bytes` more.
+    #[inline]
+    fn full(&self, o: &crate::switch::Output, reach: u64, bytes: u32) -> u64 {
+        let mut full = 0;
+        let mut rest = reach;
+        while rest != 0 {
+            let v = rest.trailing_zeros();
+            rest &= rest - 1;
+            if o.vcs[v as usize].bytes + bytes > self.p.out_cap {
+                full |= 1 << v;
+            }
+        }
+        full
+    }
+
+    /// Moves `pkt`, the head of input (`i`, `vc`) for `out`, across the crossbar into the output
+    /// VC its route gives it.
     fn grant(&mut self, s: SwitchId, i: PortId, out: PortId, vc: Vc, pkt: PacketId, next_vc: usize) {
         let inputs = self.switches[s.idx()].inputs.len();
         let out_ch = self.topo.switches[s.idx()].ports[out.idx()].out;
         let xbar = self.xbar_rate[out_ch.idx()];
         let now = self.now;
         let occupies = !self.is_control(vc);
+        let out_vc = self.out_vc(self.slab.get(pkt));
         let next = self.take_head(s, i, vc, out, pkt);
         let sw = &mut self.switches[s.idx()];
         if occupies {
@@ -248,7 +287,8 @@ impl<M: Mechanism> Sim<M> {
         o.vc_rr = next_vc as u8;
         o.xbar_busy |= occupies;
         let p = self.slab.get_mut(pkt);
-        let ovc = &mut o.vcs[vc as usize];
+        p.vc = out_vc;
+        let ovc = &mut o.vcs[out_vc as usize];
         ovc.fifo.push_back(pkt);
         ovc.bytes += p.bytes;
         ovc.peak = ovc.peak.max(ovc.bytes);
@@ -349,6 +389,10 @@ impl<M: Mechanism> Sim<M> {
         let ser = rate.serialization(bytes);
         // A tail may not leave before it reached the output buffer.
         let earliest = tail_at_output.saturating_sub(ser);
+        let queued = {
+            let o = &self.switches[s.idx()].outputs[port.idx()];
+            self.lane(vc).map(|v| o.queued[v]).sum()
+        };
         let o = &mut self.switches[s.idx()].outputs[port.idx()];
         if earliest > now {
             if !interleave {
@@ -360,7 +404,6 @@ impl<M: Mechanism> Sim<M> {
         let ovc = &mut o.vcs[vc as usize];
         ovc.fifo.pop_front();
         ovc.credits -= bytes;
-        let queued = o.queued[vc as usize];
         let mut view = OutputView {
             queued_bytes: queued,
             downstream_credits: ovc.credits,
@@ -398,11 +441,13 @@ impl<M: Mechanism> Sim<M> {
         }
     }
 
-    /// The fullest virtual output queue of the switch's inputs for output `port` on `vc`
-    /// (bytes), their total, and how many inputs have bytes queued for it.
+    /// The fullest virtual output queue of the switch's inputs for output `port` on `vc`'s
+    /// mechanism VC (bytes, over the routing's phases), their total, and how many inputs have
+    /// bytes queued for it.
     fn voq_detail(&self, s: SwitchId, port: PortId, vc: Vc) -> (u32, u32, u32) {
-        let voqs = &self.switches[s.idx()].outputs[port.idx()].voq_bytes[vc as usize];
-        (voqs.iter().copied().max().unwrap_or(0), voqs.iter().sum(), voqs.iter().filter(|&&b| b > 0).count() as u32)
+        let voqs = &self.switches[s.idx()].outputs[port.idx()].voq_bytes;
+        let per_input = (0..voqs[0].len()).map(|i| self.lane(vc).map(|v| voqs[v][i]).sum::<u32>());
+        per_input.fold((0, 0, 0), |(max, sum, contributors), b| (max.max(b), sum + b, contributors + (b > 0) as u32))
     }
 
     /// Tells the mechanism that input buffer (port, VC) of switch `s` is full, with its data

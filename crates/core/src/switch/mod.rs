@@ -58,6 +58,8 @@ pub struct OutputVc {
 
 pub struct Output {
     pub vcs: Vec<OutputVc>,
+    /// Each VC's downstream buffer: its credits when that buffer is empty.
+    pub downstream_bytes: u32,
     /// Per VC: bytes in this switch's input buffers routed to this output (the total
     /// occupancy of its virtual output queues, SRP paper §4's ECN trigger).
     pub queued: Vec<u32>,
@@ -79,6 +81,15 @@ pub struct Output {
     /// Link time taken by control packets interleaved into the current transmission: the link
     /// frees that much later.
     pub stretch: crate::time::Time,
+}
+
+impl Output {
+    /// The port's queue length as adaptive routing reads it: bytes waiting for it in the
+    /// switch's input buffers, in its output buffer and downstream (credits in use), over all
+    /// VCs.
+    pub fn load_bytes(&self) -> u32 {
+        self.vcs.iter().zip(&self.queued).map(|(v, q)| q + v.bytes + self.downstream_bytes - v.credits).sum()
+    }
 }
 
 pub struct Switch {
@@ -106,6 +117,7 @@ impl Switch {
         let outputs = (0..ports)
             .map(|p| Output {
                 vcs: vcs.iter().map(|_| OutputVc { fifo: VecDeque::new(), bytes: 0, peak: 0, credits: downstream_credits(PortId::new(p)) }).collect(),
+                downstream_bytes: downstream_credits(PortId::new(p)),
                 queued: vec![0; vcs.len()],
                 voq_bytes: vec![vec![0; ports + 1]; vcs.len()],
                 req: vec![0; vcs.len()],

@@ -293,6 +293,7 @@ impl Mechanism for IbCc {
 mod tests {
     use super::*;
     use crate::ids::QpId;
+    use crate::routing::Leg;
 
     fn ibcc(extra: &str) -> IbCc {
         crate::cc::test_build::<IbCc>("ibcc", extra)
@@ -372,6 +373,7 @@ mod tests {
             tail_in: 0,
             queued: 0,
             out_port: PortId(0),
+            leg: Leg::START,
             marked: false,
             hdr: IbCcHeader::default(),
             uid: 1,

@@ -1,0 +1,97 @@
+//! UGAL with local queue information on flattened butterflies (Singh, PhD thesis, Stanford 2005;
+//! the CBCM paper's adaptive routing, §III and §V): the first switch weighs the minimal route
+//! against a Valiant detour through a random intermediate router by queue length times hops, and
+//! takes the detour only when it is shorter by more than a threshold. The rest of the way is
+//! Valiant's (`valiant::onward`), on the same two VC sets, so it is deadlock-free for the same
+//! reason.
+//!
+//! The queue length of a port counts every byte the switch knows is waiting for it or in flight
+//! beyond it: in its inputs' virtual output queues for the port, in its output buffer, and sent
+//! downstream but not yet credited back, over all VCs. BookSim2's UGAL (the CBCM paper's
+//! simulator) reads the credits alone; in our input-queued switch a saturated port's backlog
+//! waits in the input VOQs, where credits do not see it (on the worst-case permutation of
+//! `tests/flattened_butterfly.rs`, credits alone give 0.41 of capacity, with the VOQs 0.50, as
+//! Valiant).
+
+use super::grid::DimensionOrder;
+use super::valiant::onward;
+use super::{Leg, Registered, Route};
+use crate::config::RoutingConfig;
+use crate::error::{ConfigError, ConfigResult};
+use crate::ids::{NodeId, PortId, SwitchId};
+use crate::plugin::Settings;
+use crate::rng::Stream;
+use crate::switch::Output;
+use crate::topology::Topology;
+use serde::{Deserialize, Serialize};
+
+/// `[routing.ugal]`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct UgalSettings {
+    /// The margin by which the detour's queue length times hops must beat the minimal route's.
+    /// BookSim2's flattened-butterfly UGAL (the CBCM paper's simulator, §V) uses 2 flits: 16
+    /// bytes with the 64-bit flits of docs/config.md's cycle conversion.
+    pub threshold_bytes: u32,
+}
+
+impl Default for UgalSettings {
+    fn default() -> Self {
+        UgalSettings { threshold_bytes: 16 }
+    }
+}
+
+impl Settings for UgalSettings {
+    fn validate(&self) -> ConfigResult<()> {
+        if self.threshold_bytes > u32::MAX / 2 {
+            return Err(ConfigError::new("routing.ugal.threshold_bytes", "is larger than any queue; give a margin in bytes below 2^31"));
+        }
+        Ok(())
+    }
+}
+
+pub struct Ugal {
+    grid: DimensionOrder,
+    threshold_bytes: u64,
+}
+
+impl Registered for Ugal {
+    const ABOUT: &'static str = "UGAL: minimal or a Valiant detour, chosen at the first switch from its queue lengths, on flattened butterflies (CBCM paper §V).";
+    const DOC: &'static str = "Flattened butterflies only. The first switch draws an intermediate router as `valiant` does and detours through it when hops x queue length of the detour's first port, plus the threshold, is below that of the minimal port; otherwise the packet goes minimally. A port's queue length is the bytes waiting for it in the switch's input VOQs, in its output buffer and downstream (credits in use), over all VCs. Twice the mechanism's VCs, like `valiant`; deadlock-free.\n\n| key | default | meaning |\n|---|---|---|\n| `threshold_bytes` | `16` | The margin a detour must win by: BookSim2's 2 flits of 8 bytes (the CBCM paper's simulator, §V). |\n";
+    type Settings = UgalSettings;
+    const PHASES: u8 = 2;
+
+    fn build(settings: UgalSettings, _: &RoutingConfig, topo: &Topology) -> ConfigResult<Ugal> {
+        Ok(Ugal { grid: DimensionOrder::build(topo, "ugal")?, threshold_bytes: settings.threshold_bytes as u64 })
+    }
+}
+
+impl Ugal {
+    /// Whether a packet at router `here` for router `there` should detour through `via`.
+    fn detours(&self, here: SwitchId, there: SwitchId, via: SwitchId, outputs: &[Output]) -> bool {
+        if via == here || here == there {
+            return false;
+        }
+        let g = &self.grid;
+        let queue = |target| outputs[g.toward(here, target).idx()].load_bytes() as u64;
+        let minimal = g.distance(here, there) as u64 * queue(there);
+        let detour = (g.distance(here, via) + g.distance(via, there)) as u64 * queue(via);
+        minimal > detour + self.threshold_bytes
+    }
+}
+
+impl Route for Ugal {
+    #[inline]
+    fn route(&self, sw: SwitchId, dst: NodeId, leg: &mut Leg, outputs: &[Output], rng: &mut Stream) -> PortId {
+        if leg.is_start() {
+            let there = self.grid.router_of(dst);
+            let via = self.grid.random_via(sw, there, rng);
+            if self.detours(sw, there, via, outputs) {
+                leg.via = via;
+            } else {
+                leg.phase = 1;
+            }
+        }
+        onward(&self.grid, sw, dst, leg)
+    }
+}
