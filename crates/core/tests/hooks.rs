@@ -44,6 +44,7 @@ impl<M: Mechanism> Probe<M> {
 const EVERY_HOOK: Hooks = Hooks {
     switch_arrival: true,
     queue_head: true,
+    request: true,
     input_full: true,
     transmit: true,
     voq_detail: true,
@@ -75,6 +76,10 @@ impl<M: Mechanism> Mechanism for Probe<M> {
         let v = self.inner.at_queue_head(ctx, sw, port, pkt);
         self.saw(Hook::QueueHead);
         v
+    }
+    fn on_request(&mut self, ctx: &mut Ctx<Self::Header>, sw: SwitchId, input: PortId, out: PortId, vc: Vc, requesting: bool) {
+        self.inner.on_request(ctx, sw, input, out, vc, requesting);
+        self.saw(Hook::Request);
     }
     fn on_input_full(&mut self, ctx: &mut Ctx<Self::Header>, sw: SwitchId, port: PortId, vc: Vc, contents: &[(u64, PortId)]) {
         self.inner.on_input_full(ctx, sw, port, vc, contents);

@@ -14,6 +14,7 @@ use std::cell::Cell;
 pub enum Hook {
     SwitchArrival,
     QueueHead,
+    Request,
     InputFull,
     Transmit,
     Message,
@@ -25,9 +26,10 @@ pub enum Hook {
 }
 
 impl Hook {
-    pub const ALL: [Hook; 10] = [
+    pub const ALL: [Hook; 11] = [
         Hook::SwitchArrival,
         Hook::QueueHead,
+        Hook::Request,
         Hook::InputFull,
         Hook::Transmit,
         Hook::Message,
@@ -43,6 +45,7 @@ impl Hook {
         match self {
             Hook::SwitchArrival => hooks.switch_arrival,
             Hook::QueueHead => hooks.queue_head,
+            Hook::Request => hooks.request,
             Hook::InputFull => hooks.input_full,
             Hook::Transmit => hooks.transmit,
             Hook::Message => hooks.message,

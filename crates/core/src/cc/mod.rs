@@ -1,8 +1,8 @@
 //! Congestion control as plug-ins.
 //!
 //! A mechanism implements [`Mechanism`]: hooks at the points docs/architecture.md lists (switch input,
-//! queue head, a full input buffer, transmission; NIC message arrival, injection gate, delivery;
-//! timers).
+//! queue head, output requests, a full input buffer, transmission; NIC message arrival, injection
+//! gate, delivery; timers).
 //! The engine is generic over the mechanism, so hooks are statically dispatched, and a mechanism
 //! declares in [`Mechanism::HOOKS`] which ones it uses: the engine skips the rest at compile
 //! time, and a disabled mechanism costs nothing on the hot path.
@@ -64,6 +64,7 @@ pub const MAX_HEADER_BYTES: usize = 24;
 pub struct Hooks {
     pub switch_arrival: bool,
     pub queue_head: bool,
+    pub request: bool,
     pub input_full: bool,
     pub transmit: bool,
     /// `on_transmit` needs `OutputView::voq_max_bytes` and `contributors` (a scan of the
@@ -81,6 +82,7 @@ impl Hooks {
     pub const NONE: Hooks = Hooks {
         switch_arrival: false,
         queue_head: false,
+        request: false,
         input_full: false,
         transmit: false,
         voq_detail: false,
@@ -208,6 +210,14 @@ pub trait Mechanism {
     fn at_queue_head(&mut self, _ctx: &mut Ctx<Self::Header>, _sw: SwitchId, _port: PortId, _pkt: &Packet<Self::Header>) -> Verdict {
         audit::default_ran(Hook::QueueHead);
         Verdict::Keep
+    }
+
+    /// Input `input` of switch `sw` starts (`requesting`) or stops requesting output `out` on
+    /// its VC `vc`: a packet reached the head of that input VC's queue for `out`, or left it
+    /// (granted the crossbar, or dropped). The requests an output has at a time are the switch
+    /// allocation's view of contention (CBCM's contention degree, §IV-B1).
+    fn on_request(&mut self, _ctx: &mut Ctx<Self::Header>, _sw: SwitchId, _input: PortId, _out: PortId, _vc: Vc, _requesting: bool) {
+        audit::default_ran(Hook::Request)
     }
 
     /// Input buffer (port, VC) became full: an arrival's tail is in, no room is left for

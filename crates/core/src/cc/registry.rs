@@ -24,6 +24,7 @@ macro_rules! mechanisms {
             ibcc::IbCc,
             santos::Santos,
             ideal::Ideal,
+            cbcm::Cbcm,
         }
     };
 }

@@ -125,12 +125,22 @@ pub struct LinkConfig {
     /// [Paper III §V-A], 13.5 in Paper IV §V-A). Caps injection and reception alike.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_bandwidth_gbps: Option<f64>,
+    /// Latency of the links between hosts and switches, if not `latency_ns`: BookSim's
+    /// injection and ejection channels take one cycle while the CBCM paper's inter-router
+    /// channels take 100 (§V).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_latency_ns: Option<f64>,
 }
 
 impl LinkConfig {
     /// Bandwidth of host links (Gb/s).
     pub fn host_gbps(&self) -> f64 {
         self.host_bandwidth_gbps.unwrap_or(self.bandwidth_gbps)
+    }
+
+    /// Latency of host links (ns).
+    pub fn host_latency(&self) -> f64 {
+        self.host_latency_ns.unwrap_or(self.latency_ns)
     }
 }
 
@@ -143,7 +153,7 @@ fn default_latency_ns() -> f64 {
 
 impl Default for LinkConfig {
     fn default() -> Self {
-        LinkConfig { bandwidth_gbps: default_bandwidth_gbps(), latency_ns: default_latency_ns(), host_bandwidth_gbps: None }
+        LinkConfig { bandwidth_gbps: default_bandwidth_gbps(), latency_ns: default_latency_ns(), host_bandwidth_gbps: None, host_latency_ns: None }
     }
 }
 

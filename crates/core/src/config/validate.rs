@@ -110,6 +110,9 @@ impl Config {
 
 fn validate_link(prefix: &str, l: &LinkConfig) -> ConfigResult<()> {
     gbps(&format!("{prefix}bandwidth_gbps"), l.bandwidth_gbps)?;
+    if let Some(h) = l.host_latency_ns {
+        time_ns(&format!("{prefix}host_latency_ns"), h)?;
+    }
     if let Some(h) = l.host_bandwidth_gbps {
         gbps(&format!("{prefix}host_bandwidth_gbps"), h)?;
     }

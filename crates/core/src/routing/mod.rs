@@ -55,14 +55,20 @@ pub struct Leg {
     pub phase: u8,
     /// The router a non-minimal route detours through ([`Leg::START`]'s until a switch chose).
     pub via: SwitchId,
+    /// The packet must take a minimal route (a mechanism's choice at injection: CBCM's
+    /// throttled hot-spot traffic, §IV-B3); routings without detours ignore it.
+    pub minimal: bool,
 }
 
 impl Leg {
     /// A packet no switch has routed yet.
-    pub const START: Leg = Leg { phase: 0, via: SwitchId::MAX };
+    pub const START: Leg = Leg { phase: 0, via: SwitchId::MAX, minimal: false };
+    /// A packet no switch has routed yet that may not detour.
+    pub const MINIMAL: Leg = Leg { minimal: true, ..Leg::START };
 
+    /// No switch has routed the packet yet.
     pub fn is_start(self) -> bool {
-        self == Leg::START
+        self.phase == 0 && self.via == SwitchId::MAX
     }
 }
 

@@ -85,7 +85,7 @@ impl Route for Ugal {
     fn route(&self, sw: SwitchId, dst: NodeId, leg: &mut Leg, outputs: &[Output], rng: &mut Stream) -> PortId {
         if leg.is_start() {
             let there = self.grid.router_of(dst);
-            let via = self.grid.random_via(sw, there, rng);
+            let via = if leg.minimal { sw } else { self.grid.random_via(sw, there, rng) };
             if self.detours(sw, there, via, outputs) {
                 leg.via = via;
             } else {

@@ -34,7 +34,11 @@ impl Route for Valiant {
     #[inline]
     fn route(&self, sw: SwitchId, dst: NodeId, leg: &mut Leg, _: &[Output], rng: &mut Stream) -> PortId {
         if leg.is_start() {
-            leg.via = self.0.random_via(sw, self.0.router_of(dst), rng);
+            if leg.minimal {
+                leg.phase = 1;
+            } else {
+                leg.via = self.0.random_via(sw, self.0.router_of(dst), rng);
+            }
         }
         onward(&self.0, sw, dst, leg)
     }
@@ -75,7 +79,7 @@ mod tests {
             for src in 0..routers {
                 for via in 0..routers {
                     for dst in 0..topo.hosts() as u32 {
-                        let mut leg = Leg { phase: 0, via: SwitchId(via) };
+                        let mut leg = Leg { via: SwitchId(via), ..Leg::START };
                         let (mut sw, mut prev) = (SwitchId(src), None::<usize>);
                         loop {
                             let out = topo.switches[sw.idx()].ports[onward(&grid, sw, NodeId(dst), &mut leg).idx()].out;

@@ -98,6 +98,7 @@ pub fn resolved_config(cfg: &Config) -> ConfigResult<Config> {
     }
     let link = r.topology.link_mut();
     link.host_bandwidth_gbps.get_or_insert(link.bandwidth_gbps);
+    link.host_latency_ns.get_or_insert(link.latency_ns);
     let (classes, settings) = crate::with_mechanism!(cfg, m => (m.vcs().iter().map(|v| v.class).collect(), crate::cc::registry::resolved_settings(&m, cfg)))?;
     r.cc.vcs.get_or_insert(classes);
     r.cc.settings = settings?;

@@ -114,7 +114,18 @@ impl<M: Mechanism> Sim<M> {
         let sw = &mut self.switches[s.idx()];
         sw.outputs[out.idx()].req[vc as usize] |= port.bit();
         sw.in_req[port.idx()] |= out.bit();
+        self.requesting(s, port, out, vc, true);
         self.try_allocate(s, out);
+    }
+
+    /// Input (`port`, `vc`) of switch `s` starts or stops requesting `out`: tells the mechanism
+    /// if it asked (`Hooks::request`).
+    #[inline]
+    fn requesting(&mut self, s: SwitchId, port: PortId, out: PortId, vc: Vc, on: bool) {
+        if M::HOOKS.request {
+            let mut ctx = mech_ctx!(self);
+            self.mech.on_request(&mut ctx, s, port, out, vc, on);
+        }
     }
 
     /// Asks the mechanism about head packet `pkt` (and schedules the recheck it asks for);
@@ -143,6 +154,7 @@ impl<M: Mechanism> Sim<M> {
             return;
         }
         self.switches[s.idx()].withdraw(port, out, vc);
+        self.requesting(s, port, out, vc, false);
         self.drop_head(s, port, pkt);
     }
 
@@ -282,6 +294,8 @@ impl<M: Mechanism> Sim<M> {
             sw.in_busy |= i.bit();
         }
         sw.withdraw(i, out, vc);
+        self.requesting(s, i, out, vc, false);
+        let sw = &mut self.switches[s.idx()];
         let o = &mut sw.outputs[out.idx()];
         o.rr[vc as usize] = ((i.idx() + 1) % inputs) as u8;
         o.vc_rr = next_vc as u8;

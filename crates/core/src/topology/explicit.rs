@@ -44,6 +44,7 @@ pub fn build(hosts: &[String], switches: &[String], links: &[ExplicitLink], defa
                 }
                 host_linked[h.idx()] = true;
                 let rate = Rate::from_gbps(l.bandwidth_gbps.unwrap_or(default.host_gbps()));
+                let lat = ps_from_ns(l.latency_ns.unwrap_or(default.host_latency()));
                 b.link_host(*h, *s, rate, lat, l.name.clone(), switch_first);
             }
             (Named::Switch(x), Named::Switch(y)) => {

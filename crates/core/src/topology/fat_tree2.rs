@@ -11,6 +11,7 @@ pub fn build(leaves: u32, hosts_per_leaf: u32, spines: u32, link: &LinkConfig) -
     let rate = Rate::from_gbps(link.bandwidth_gbps);
     let host_rate = Rate::from_gbps(link.host_gbps());
     let lat = ps_from_ns(link.latency_ns);
+    let host_lat = ps_from_ns(link.host_latency());
     let mut b = Builder::default();
     for h in 0..leaves * hosts_per_leaf {
         b.add_host(format!("h{h}"));
@@ -25,7 +26,7 @@ pub fn build(leaves: u32, hosts_per_leaf: u32, spines: u32, link: &LinkConfig) -
         }
     }
     for h in 0..leaves * hosts_per_leaf {
-        b.link_host(NodeId(h), SwitchId(h / hosts_per_leaf), host_rate, lat, None, false);
+        b.link_host(NodeId(h), SwitchId(h / hosts_per_leaf), host_rate, host_lat, None, false);
     }
     if leaves > 1 {
         // Leaf l's up port j goes to spine j; spine s's down port l goes to leaf l.

@@ -11,6 +11,7 @@ pub fn build(k: u32, n: u32, c: u32, link: &LinkConfig) -> Topology {
     let rate = Rate::from_gbps(link.bandwidth_gbps);
     let host_rate = Rate::from_gbps(link.host_gbps());
     let lat = ps_from_ns(link.latency_ns);
+    let host_lat = ps_from_ns(link.host_latency());
     let routers = k.pow(n);
     let mut b = Builder::default();
     for h in 0..routers * c {
@@ -20,7 +21,7 @@ pub fn build(k: u32, n: u32, c: u32, link: &LinkConfig) -> Topology {
         b.add_switch(format!("r{r}"), 0);
     }
     for h in 0..routers * c {
-        b.link_host(NodeId(h), SwitchId(h / c), host_rate, lat, None, false);
+        b.link_host(NodeId(h), SwitchId(h / c), host_rate, host_lat, None, false);
     }
     // Each pair of routers that differ in exactly one coordinate, once.
     for r in 0..routers {

@@ -15,6 +15,7 @@ pub fn build(k: u32, n: u32, link: &LinkConfig) -> Topology {
     let rate = Rate::from_gbps(link.bandwidth_gbps);
     let host_rate = Rate::from_gbps(link.host_gbps());
     let lat = ps_from_ns(link.latency_ns);
+    let host_lat = ps_from_ns(link.host_latency());
     let per_level = k.pow(n - 1);
     let hosts = k.pow(n);
     let mut b = Builder::default();
@@ -29,7 +30,7 @@ pub fn build(k: u32, n: u32, link: &LinkConfig) -> Topology {
     let sw = |l: u32, w: u32| l * per_level + w;
     // Down ports first, numbered 0..k by the digit they select, so that port = digit.
     for h in 0..hosts {
-        b.link_host(NodeId(h), SwitchId(sw(0, h / k)), host_rate, lat, None, false);
+        b.link_host(NodeId(h), SwitchId(sw(0, h / k)), host_rate, host_lat, None, false);
     }
     for l in 0..n - 1 {
         let stride = k.pow(l);
