@@ -20,12 +20,17 @@ pub struct Receiver {
     pub quiet_until: Time,
     /// A timer is set for `quiet_until`.
     pub waiting: bool,
+    /// When the last marked packet arrived.
+    pub last_marked: Time,
 }
 
 impl Receiver {
     /// A data packet from `src` arrived, `marked` or not. Returns the start of the epoch it
     /// opened, if any (the caller ends it one epoch later: `epoch_ended`).
     pub fn receive(&mut self, src: NodeId, marked: bool, now: Time) -> Option<Time> {
+        if marked {
+            self.last_marked = now;
+        }
         if self.hot || marked {
             self.add(src);
         }
@@ -65,6 +70,24 @@ impl Receiver {
                 self.senders.clear();
             }
         }
+    }
+
+    /// A hot spot that received no marked packet for a whole `epoch` before `now` is one no
+    /// longer: it forgets its senders (they stay throttled until they unthrottle themselves).
+    /// The paper does not say when a hot spot ends; without this, a destination taken for one
+    /// by mistake would list every later sender for ever. Returns when to look again if it is
+    /// still hot.
+    pub fn cool(&mut self, now: Time, epoch: Time) -> Option<Time> {
+        if !self.hot {
+            return None;
+        }
+        if now >= self.last_marked + epoch {
+            self.hot = false;
+            self.senders.clear();
+            self.told = 0;
+            return None;
+        }
+        Some(self.last_marked + epoch)
     }
 
     /// Source `src` unthrottled itself (§IV-B4): it leaves the list; with no sender left, the
@@ -115,5 +138,20 @@ mod tests {
             r.unthrottled(NodeId(s));
         }
         assert!(!r.hot && !r.due());
+    }
+
+    #[test]
+    fn a_hot_spot_without_marks_for_an_epoch_cools_down() {
+        let mut r = Receiver::default();
+        r.receive(NodeId(1), true, 0);
+        r.receive(NodeId(2), true, 50);
+        r.epoch_ended(0);
+        assert!(r.hot);
+        // Marked at 50: still hot until 150.
+        assert_eq!(r.cool(100, 100), Some(150));
+        r.receive(NodeId(3), false, 120);
+        assert_eq!(r.senders.len(), 3);
+        assert_eq!(r.cool(150, 100), None);
+        assert!(!r.hot && r.senders.is_empty());
     }
 }

@@ -96,6 +96,7 @@ const UNTHROTTLE: u8 = 2;
 const EPOCH_END: u64 = 0;
 const QUIET_END: u64 = 1;
 const GENERATION_END: u64 = 2;
+const COOL_CHECK: u64 = 3;
 
 /// A throttle packet's D_t.
 #[derive(Clone, Copy, Debug, Default)]
@@ -147,7 +148,9 @@ impl Registered for Cbcm {
 | `dedicated_vc` | `true` | Throttled traffic on its own low-priority VC (§IV-B3); `false` keeps it on the data VC (§VI-C). |
 | `rate_scale` | `1` | Throttled sources inject at this times 1/D_t of their link (§VI-C compares 0.99). |
 
-Choices the paper leaves open, and ours: an epoch whose marked packets all came from one source
+Choices the paper leaves open, and ours: a hot spot that receives no marked packet for a
+detection epoch is one no longer (its senders stay throttled until they unthrottle
+themselves); an epoch whose marked packets all came from one source
 makes no hot spot (one source cannot oversubscribe a link as fast as its own; §VI-B's
 permutations are "never throttled"); the contention degree is the weighted one (D_cw, each
 of an input's v requests for any output weighs 1/v, every VC counted), kept exactly between
@@ -338,6 +341,7 @@ impl Mechanism for Cbcm {
                 r.epoch_ended(now - self.detection_epoch);
                 if r.hot && !was_hot {
                     self.c.hot_spots += 1;
+                    ctx.set_timer(now + self.detection_epoch, token(COOL_CHECK, node, node));
                 }
                 self.notify(ctx, node);
             }
@@ -360,7 +364,13 @@ impl Mechanism for Cbcm {
                     ctx.set_timer(t.epoch_end, token(GENERATION_END, src, dst));
                 }
             }
-            _ => unreachable!("timer kinds are the three above"),
+            (COOL_CHECK, node, _) => {
+                let Some(r) = self.receivers.get_mut(&node) else { return };
+                if let Some(at) = r.cool(now, self.detection_epoch) {
+                    ctx.set_timer(at, token(COOL_CHECK, node, node));
+                }
+            }
+            _ => unreachable!("timer kinds are the four above"),
         }
     }
 
