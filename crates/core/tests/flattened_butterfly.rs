@@ -152,3 +152,18 @@ fn minimal_routing_on_the_worst_case_permutation_gets_one_channel_per_router() {
     let s = run(&format!("{}[simulation]\nwarmup_ns = 10000\nmeasure_ns = 100000\n[[traffic]]\npattern = \"shift\"\nshift = 4\ngreedy = true\n", fb(4, 1, 4)));
     assert_close("accepted", s.classes["shift0"].accepted, 0.25, 0.01);
 }
+
+#[test]
+fn vcs_of_one_class_take_an_output_in_turn() {
+    // Under UGAL a host's packets enter on the first VC set and every packet leaves for its
+    // destination on the second: at the hot spot's router, host 8's packets (first set) and
+    // host 0's, arriving from another router (second set), compete for one ejection port
+    // through two VCs of the data class. Round-robin over the VCs gives each half.
+    let s = run(&format!(
+        "{}[routing]\nalgorithm = \"ugal\"\n[simulation]\nwarmup_ns = 10000\nmeasure_ns = 100000\n[[traffic]]\npattern = \"hotspot\"\nsources = [0, 8]\ndest = 9\ngreedy = true\n",
+        fb(4, 1, 4)
+    ));
+    for host in [0, 8] {
+        assert_close(&format!("host {host}"), s.sources[&host], 0.5, 0.02);
+    }
+}

@@ -255,7 +255,7 @@ impl<M: Mechanism> Sim<M> {
                         continue;
                     }
                     if o.vcs[ovc as usize].bytes + p.bytes <= self.p.out_cap {
-                        return Some((i, vc, pkt, (k + 1) % g));
+                        return Some((i, vc, pkt, (k + o.vc_rr as usize + 1) % g));
                     }
                     blocked |= 1 << ovc;
                 }
