@@ -164,3 +164,16 @@ fn a_misspelling_far_from_every_key_gets_no_guess() {
     let e = error(&["topology.kind=\"torus\""]);
     assert!(e.message.contains("unknown variant") && !e.message.contains("did you mean"), "{e}");
 }
+
+#[test]
+fn more_virtual_channels_than_the_switch_tracks_are_refused() {
+    // Ideal puts each of 33 classes on a VC of its own; UGAL needs two sets of them: 66 > 64.
+    let classes = (0..33).map(|i| format!("[[traffic]]\nname = \"c{i}\"\npattern = \"uniform\"\nload = 0.01\n")).collect::<String>();
+    let text = format!("[topology]\nkind = \"flattened_butterfly\"\nrouters_per_dim = 4\ndims = 1\nconcentration = 4\n[routing]\nalgorithm = \"ugal\"\n[cc]\nmechanism = \"ideal\"\n{classes}");
+    let e = Config::from_toml_str(&text, &[]).and_then(|c| check(&c)).unwrap_err();
+    assert_eq!(e.key, "routing.algorithm", "{e}");
+    assert!(e.to_string().contains("2 sets of the mechanism's 33 virtual channels, 66 in all; at most 64"), "{e}");
+    // On one VC set (minimal routing) the same 33 fit.
+    let minimal = text.replace("\"ugal\"", "\"minimal\"");
+    check(&Config::from_toml_str(&minimal, &[]).unwrap()).unwrap();
+}

@@ -139,4 +139,4 @@ def main(argv: list[str]) -> int:
     return 0 if all_ok else 1
 
 
-from . import ibcc, santos, srp  # noqa: E402,F401  (register their targets)
+from . import cbcm, ibcc, santos, srp  # noqa: E402,F401  (register their targets)
