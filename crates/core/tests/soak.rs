@@ -8,7 +8,7 @@ use common::{example, run_config, running};
 use lossless_core::Config;
 use rand::{RngExt, SeedableRng};
 
-const EXAMPLES: [&str; 9] = [
+const EXAMPLES: [&str; 10] = [
     "fattree256_uniform.toml",
     "srp/fig1_baseline.toml",
     "srp/hotspot40_background.toml",
@@ -18,6 +18,7 @@ const EXAMPLES: [&str; 9] = [
     "ibcc/fattree648_silent_forest.toml",
     "santos/two_switch.toml",
     "cbcm/fb16_uniform.toml",
+    "dragonfly/df1056_ugal.toml",
 ];
 use lossless_core::cc::registry::NAMES as MECHANISMS;
 use lossless_core::switch::queues::NAMES as QUEUES;
@@ -31,7 +32,7 @@ fn every_example_under_every_mechanism_keeps_the_invariants() {
     for file in EXAMPLES {
         let text = example(file);
         // The routings of the example's topology (`auto` picks one of them).
-        let routings: &[&str] = if file.starts_with("cbcm/") { &["minimal", "valiant", "ugal"] } else { &["auto"] };
+        let routings: &[&str] = if file.starts_with("cbcm/") || file.starts_with("dragonfly/") { &["minimal", "valiant", "ugal"] } else { &["auto"] };
         for mechanism in MECHANISMS {
             for _ in 0..DRAWS {
                 let overrides = [

@@ -80,6 +80,20 @@ pub enum TopologyConfig {
         #[serde(flatten)]
         link: LinkConfig,
     },
+    /// Balanced dragonfly (Kim, Dally, Scott and Abts, ISCA 2008): groups of
+    /// `routers_per_group` (a) routers, each with `hosts_per_router` (p) hosts, linked to every
+    /// other router of its group and by `global_per_router` (h) global channels to routers of
+    /// other groups: a x h + 1 groups, each pair joined by one global channel. Global channels
+    /// take `global_latency_ns` (default `latency_ns`), local ones `latency_ns`.
+    Dragonfly {
+        hosts_per_router: u32,
+        routers_per_group: u32,
+        global_per_router: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        global_latency_ns: Option<f64>,
+        #[serde(flatten)]
+        link: LinkConfig,
+    },
     /// Hosts, switches and links written out, for the papers' small scenarios.
     Explicit {
         hosts: Vec<String>,
@@ -96,6 +110,7 @@ impl TopologyConfig {
             TopologyConfig::KaryNtree { link, .. }
             | TopologyConfig::FatTree2 { link, .. }
             | TopologyConfig::FlattenedButterfly { link, .. }
+            | TopologyConfig::Dragonfly { link, .. }
             | TopologyConfig::Explicit { link, .. } => link,
         }
     }
@@ -105,6 +120,7 @@ impl TopologyConfig {
             TopologyConfig::KaryNtree { link, .. }
             | TopologyConfig::FatTree2 { link, .. }
             | TopologyConfig::FlattenedButterfly { link, .. }
+            | TopologyConfig::Dragonfly { link, .. }
             | TopologyConfig::Explicit { link, .. } => link,
         }
     }

@@ -177,6 +177,27 @@ fn validate_topology(t: &TopologyConfig) -> ConfigResult<()> {
                 return Err(ConfigError::new("topology.concentration", "more than the 1,048,576 hosts supported"));
             }
         }
+        TopologyConfig::Dragonfly { hosts_per_router: p, routers_per_group: a, global_per_router: h, global_latency_ns, .. } => {
+            for (key, v) in [("hosts_per_router", p), ("routers_per_group", a), ("global_per_router", h)] {
+                if *v < 1 {
+                    return Err(ConfigError::new(format!("topology.{key}"), "must be at least 1"));
+                }
+            }
+            let radix = u64::from(*p) + u64::from(*a) - 1 + u64::from(*h);
+            if radix > u64::from(MAX_SWITCH_PORTS) {
+                return Err(ConfigError::new(
+                    "topology.routers_per_group",
+                    format!("routers would have {radix} ports ({p} hosts + {} in the group + {h} global); at most {MAX_SWITCH_PORTS} are supported", a - 1),
+                ));
+            }
+            let hosts = u64::from(*p) * u64::from(*a) * (u64::from(*a) * u64::from(*h) + 1);
+            if hosts > 1 << 20 {
+                return Err(ConfigError::new("topology.hosts_per_router", format!("{hosts} hosts; at most 1,048,576 are supported")));
+            }
+            if let Some(l) = global_latency_ns {
+                time_ns("topology.global_latency_ns", *l)?;
+            }
+        }
         TopologyConfig::Explicit { hosts, links, .. } => {
             if hosts.is_empty() {
                 return Err(ConfigError::new("topology.hosts", "lists no host"));

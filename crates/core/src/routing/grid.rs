@@ -93,4 +93,18 @@ impl DimensionOrder {
             .sum();
         SwitchId(via)
     }
+
+    /// The next port of a packet at `sw` for `dst` whose route is chosen: towards `leg.via` in
+    /// phase 0, switching to phase 1 there; to `dst` in phase 1.
+    #[inline]
+    pub fn onward(&self, sw: SwitchId, dst: NodeId, leg: &mut super::Leg) -> PortId {
+        if leg.phase == 0 && sw == leg.via {
+            leg.phase = 1;
+        }
+        if leg.phase == 0 {
+            self.toward(sw, leg.via)
+        } else {
+            self.port(sw, dst)
+        }
+    }
 }

@@ -4,23 +4,26 @@
 //! A routing may take a packet through phases (Valiant's two legs, UGAL's choice between them):
 //! each phase has its own set of VCs, one per mechanism VC, and a packet's phase only grows, so
 //! channel dependencies lead from one set to a later one and never back (Dally and Aoki's
-//! structured buffer pool, IEEE TPDS 1993). The network then has [`Registered::PHASES`] times
+//! structured buffer pool, IEEE TPDS 1993). The network then has [`Registered::phases`] times
 //! the mechanism's VCs; the packet carries its phase in its [`Leg`].
 //!
 //! An algorithm is a file here and one line in [`routings!`](crate::routings): it implements
 //! [`Route`], and [`Registered`] describes it and builds it for a topology from its settings
 //! table `[routing.NAME]`. Dispatch is a `match` over [`Routing`], generated from the list: no
-//! `dyn` on the hot path. Trees (`updown`, shared by `nca` and `dmodk`) and flattened butterflies
-//! (`grid`, shared by `minimal`, `valiant` and `ugal`) route arithmetically; explicit topologies use dense tables (`switch * hosts +
+//! `dyn` on the hot path. Trees (`updown`, shared by `nca` and `dmodk`), flattened butterflies
+//! (`grid`) and dragonflies (`groups`) route arithmetically (`direct` gives `minimal`, `valiant`
+//! and `ugal` either); explicit topologies use dense tables (`switch * hosts +
 //! dest`), meant for the small networks of the papers, whose routes are checked for
 //! channel-dependency cycles when built (`cycles`); the arithmetic routings are acyclic by
 //! construction, which their tests check.
 
 pub(crate) mod cycles;
+mod direct;
 mod grid;
+mod groups;
 mod updown;
 
-use crate::config::RoutingConfig;
+use crate::config::{RoutingConfig, TopologyConfig};
 use crate::error::ConfigResult;
 use crate::ids::{NodeId, PortId, SwitchId};
 use crate::plugin::{Kind, Settings};
@@ -88,8 +91,10 @@ pub trait Registered: Route + Sized {
     const DOC: &'static str;
     /// The contents of `[routing.NAME]`.
     type Settings: Settings;
-    /// How many VC sets the routing needs to be deadlock-free (see the module doc).
-    const PHASES: u8 = 1;
+    /// How many VC sets the routing needs to be deadlock-free on `topology` (see the module doc).
+    fn phases(_topology: &TopologyConfig) -> u8 {
+        1
+    }
     /// The algorithm's tables for `topo`, or why it cannot route it.
     fn build(settings: Self::Settings, cfg: &RoutingConfig, topo: &Topology) -> ConfigResult<Self>;
 }
@@ -109,11 +114,11 @@ pub const KIND: Kind = Kind {
 };
 
 /// The algorithm `cfg` selects for `topo`: `auto` is `nca` on trees, `minimal` on flattened
-/// butterflies, `shortest_path` otherwise.
+/// butterflies and dragonflies, `shortest_path` otherwise.
 pub fn selected<'a>(cfg: &'a RoutingConfig, topo: &Topology) -> &'a str {
     match cfg.algorithm.as_str() {
         AUTO if topo.is_tree() => "nca",
-        AUTO if topo.grid.is_some() => "minimal",
+        AUTO if topo.grid.is_some() || topo.groups.is_some() => "minimal",
         AUTO => "shortest_path",
         name => name,
     }
@@ -142,11 +147,12 @@ macro_rules! __routings {
                 }
             }
 
-            /// The VC sets the algorithm `cfg` selects needs (`Registered::PHASES`; `auto` never picks
-            /// one with more than one).
-            pub fn phases(cfg: &RoutingConfig) -> u8 {
+            /// The VC sets the algorithm `cfg` selects needs on `topology` (`Registered::phases`;
+            /// `auto` picks `minimal` on dragonflies).
+            pub fn phases(cfg: &RoutingConfig, topology: &TopologyConfig) -> u8 {
                 match cfg.algorithm.as_str() {
-                    $(stringify!($module) => <$ty>::PHASES,)*
+                    AUTO if matches!(topology, TopologyConfig::Dragonfly { .. }) => <Minimal>::phases(topology),
+                    $(stringify!($module) => <$ty>::phases(topology),)*
                     _ => 1,
                 }
             }

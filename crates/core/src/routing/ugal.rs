@@ -1,9 +1,9 @@
-//! UGAL with local queue information on flattened butterflies (Singh, PhD thesis, Stanford 2005;
-//! the CBCM paper's adaptive routing, §III and §V): the first switch weighs the minimal route
-//! against a Valiant detour through a random intermediate router by queue length times hops, and
-//! takes the detour only when it is shorter by more than a threshold. The rest of the way is
-//! Valiant's (`valiant::onward`), on the same two VC sets, so it is deadlock-free for the same
-//! reason.
+//! UGAL with local queue information on direct networks (Singh, PhD thesis, Stanford 2005; the
+//! CBCM paper's adaptive routing, §III and §V; on dragonflies Kim et al., ISCA 2008, §4.2): the
+//! first switch weighs the minimal route against a Valiant detour through a random intermediate
+//! router by queue length times hops, and takes the detour only when it is shorter by more than
+//! a threshold. The rest of the way is Valiant's (`Direct::onward`), on the same VC sets, so it
+//! is deadlock-free for the same reason.
 //!
 //! The queue length of a port counts every byte the switch knows is waiting for it or in flight
 //! beyond it: in its inputs' virtual output queues for the port, in its output buffer, and sent
@@ -13,10 +13,9 @@
 //! `tests/flattened_butterfly.rs`, credits alone give 0.41 of capacity, with the VOQs 0.50, as
 //! Valiant).
 
-use super::grid::DimensionOrder;
-use super::valiant::onward;
+use super::direct::Direct;
 use super::{Leg, Registered, Route};
-use crate::config::RoutingConfig;
+use crate::config::{RoutingConfig, TopologyConfig};
 use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{NodeId, PortId, SwitchId};
 use crate::plugin::Settings;
@@ -51,31 +50,32 @@ impl Settings for UgalSettings {
 }
 
 pub struct Ugal {
-    grid: DimensionOrder,
+    direct: Direct,
     threshold_bytes: u64,
 }
 
 impl Registered for Ugal {
-    const ABOUT: &'static str = "UGAL: minimal or a Valiant detour, chosen at the first switch from its queue lengths, on flattened butterflies (CBCM paper §V).";
-    const DOC: &'static str = "Flattened butterflies only. The first switch draws an intermediate router as `valiant` does and detours through it when hops x queue length of the detour's first port, plus the threshold, is below that of the minimal port; otherwise the packet goes minimally. A port's queue length is the bytes waiting for it in the switch's input VOQs, in its output buffer and downstream (credits in use), over all VCs. Twice the mechanism's VCs, like `valiant`; deadlock-free.\n\n| key | default | meaning |\n|---|---|---|\n| `threshold_bytes` | `16` | The margin a detour must win by: BookSim2's 2 flits of 8 bytes (the CBCM paper's simulator, §V). |\n";
+    const ABOUT: &'static str = "UGAL: minimal or a Valiant detour, chosen at the first switch from its queue lengths, on flattened butterflies and dragonflies (CBCM paper §V).";
+    const DOC: &'static str = "Flattened butterflies and dragonflies (traffic within a dragonfly group goes minimally). The first switch draws an intermediate router as `valiant` does and detours through it when hops x queue length of the detour's first port, plus the threshold, is below that of the minimal port; otherwise the packet goes minimally. A port's queue length is the bytes waiting for it in the switch's input VOQs, in its output buffer and downstream (credits in use), over all VCs. The VC sets of `valiant`; deadlock-free.\n\n| key | default | meaning |\n|---|---|---|\n| `threshold_bytes` | `16` | The margin a detour must win by: BookSim2's 2 flits of 8 bytes (the CBCM paper's simulator, §V). |\n";
     type Settings = UgalSettings;
-    const PHASES: u8 = 2;
 
     fn build(settings: UgalSettings, _: &RoutingConfig, topo: &Topology) -> ConfigResult<Ugal> {
-        Ok(Ugal { grid: DimensionOrder::build(topo, "ugal")?, threshold_bytes: settings.threshold_bytes as u64 })
+        Ok(Ugal { direct: Direct::build(topo, "ugal")?, threshold_bytes: settings.threshold_bytes as u64 })
+    }
+
+    fn phases(topology: &TopologyConfig) -> u8 {
+        Direct::phases(topology, true)
     }
 }
 
 impl Ugal {
     /// Whether a packet at router `here` for router `there` should detour through `via`.
     fn detours(&self, here: SwitchId, there: SwitchId, via: SwitchId, outputs: &[Output]) -> bool {
-        if via == here || here == there {
-            return false;
-        }
-        let g = &self.grid;
-        let queue = |target| outputs[g.toward(here, target).idx()].load_bytes() as u64;
-        let minimal = g.distance(here, there) as u64 * queue(there);
-        let detour = (g.distance(here, via) + g.distance(via, there)) as u64 * queue(via);
+        let Some((minimal_port, detour_port)) = self.direct.detour(here, there, via) else { return false };
+        let d = &self.direct;
+        let queue = |port: PortId| outputs[port.idx()].load_bytes() as u64;
+        let minimal = d.distance(here, there) as u64 * queue(minimal_port);
+        let detour = (d.distance(here, via) + d.distance(via, there)) as u64 * queue(detour_port);
         minimal > detour + self.threshold_bytes
     }
 }
@@ -84,14 +84,14 @@ impl Route for Ugal {
     #[inline]
     fn route(&self, sw: SwitchId, dst: NodeId, leg: &mut Leg, outputs: &[Output], rng: &mut Stream) -> PortId {
         if leg.is_start() {
-            let there = self.grid.router_of(dst);
-            let via = if leg.minimal { sw } else { self.grid.random_via(sw, there, rng) };
+            let there = self.direct.router_of(dst);
+            let via = if leg.minimal { sw } else { self.direct.random_via(sw, there, rng) };
             if self.detours(sw, there, via, outputs) {
                 leg.via = via;
             } else {
                 leg.phase = 1;
             }
         }
-        onward(&self.grid, sw, dst, leg)
+        self.direct.onward(sw, dst, leg)
     }
 }

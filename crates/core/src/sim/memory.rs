@@ -32,7 +32,7 @@ const BIN_BYTES: f64 = 48.0;
 /// network has them once per routing phase), in bytes.
 pub fn estimate_bytes(cfg: &Config, mech_vcs: usize) -> f64 {
     let (hosts, ports) = shape(&cfg.topology);
-    let v = (mech_vcs * crate::routing::Routing::phases(&cfg.routing) as usize) as f64;
+    let v = (mech_vcs * crate::routing::Routing::phases(&cfg.routing, &cfg.topology) as usize) as f64;
     let sum_p: f64 = ports.iter().map(|&p| p as f64).sum();
     let sum_p2: f64 = ports.iter().map(|&p| (p as f64).powi(2)).sum();
     let network =
@@ -60,6 +60,10 @@ fn shape(t: &TopologyConfig) -> (u64, Vec<u32>) {
         TopologyConfig::FlattenedButterfly { routers_per_dim: k, dims: n, concentration: c, .. } => {
             let routers = u64::from(*k).saturating_pow(*n);
             (routers * u64::from(*c), vec![c + n * (k - 1); routers as usize])
+        }
+        TopologyConfig::Dragonfly { hosts_per_router: p, routers_per_group: a, global_per_router: h, .. } => {
+            let routers = u64::from(*a) * (u64::from(*a) * u64::from(*h) + 1);
+            (routers * u64::from(*p), vec![p + a - 1 + h; routers as usize])
         }
         TopologyConfig::Explicit { hosts, switches, links, .. } => {
             let ports = switches.iter().map(|s| links.iter().map(|l| (l.a == *s) as u32 + (l.b == *s) as u32).sum()).collect();

@@ -254,7 +254,7 @@ impl<M: Mechanism> Sim<M> {
         let end = warmup + ps_from_ns(cfg.simulation.measure_ns);
         let traffic = traffic::resolve(cfg, &topo, end)?;
         let classes = vc_classes(cfg, &mech)?;
-        let phases = Routing::phases(&cfg.routing) as usize;
+        let phases = Routing::phases(&cfg.routing, &cfg.topology) as usize;
         network_vcs(classes.len(), phases, &cfg.routing.algorithm)?;
         let data_queue = Spec::of_data_vcs(&cfg.switch)?;
         let vcs: Vec<VcSpec> = (0..phases)

@@ -1,6 +1,7 @@
 //! The network graph: hosts, switches with numbered ports, and channels (one per link
 //! direction) each with its own rate and latency. Builders turn a `[topology]` table into it.
 
+mod dragonfly;
 mod explicit;
 mod fat_tree2;
 mod flattened_butterfly;
@@ -53,6 +54,16 @@ pub struct Topology {
     pub up_ports_per_level: Vec<u32>,
     /// For flattened butterflies: their shape, whose port layout minimal routing computes on.
     pub grid: Option<Grid>,
+    /// For dragonflies: their shape.
+    pub groups: Option<Groups>,
+}
+
+/// A dragonfly's shape: router r is in group r / a; host h on router h / p at port h mod p.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Groups {
+    pub hosts_per_router: u32,
+    pub routers_per_group: u32,
+    pub global_per_router: u32,
 }
 
 /// A flattened butterfly's shape. Router r has coordinates (r / k^i) mod k; its ports are its
@@ -72,6 +83,10 @@ impl Topology {
             TopologyConfig::FatTree2 { leaves, hosts_per_leaf, spines, link } => Ok(fat_tree2::build(*leaves, *hosts_per_leaf, *spines, link)),
             TopologyConfig::FlattenedButterfly { routers_per_dim, dims, concentration, link } => {
                 Ok(flattened_butterfly::build(*routers_per_dim, *dims, *concentration, link))
+            }
+            TopologyConfig::Dragonfly { hosts_per_router, routers_per_group, global_per_router, global_latency_ns, link } => {
+                let shape = Groups { hosts_per_router: *hosts_per_router, routers_per_group: *routers_per_group, global_per_router: *global_per_router };
+                Ok(dragonfly::build(shape, global_latency_ns.unwrap_or(link.latency_ns), link))
             }
             TopologyConfig::Explicit { hosts, switches, links, link } => explicit::build(hosts, switches, links, link),
         }
@@ -168,6 +183,7 @@ impl Builder {
             channels: self.channels,
             up_ports_per_level,
             grid: None,
+            groups: None,
         }
     }
 }
