@@ -30,6 +30,12 @@ fn each_error_names_its_key() {
             "routers would have 70 ports (40 hosts + 2 x 15 other routers); at most 63",
         ),
         (&["topology={kind=\"flattened_butterfly\",routers_per_dim=4,dims=4,concentration=1}"], "topology.dims", "must be 1, 2 or 3"),
+        (
+            &["topology={kind=\"dragonfly\",hosts_per_router=16,routers_per_group=33,global_per_router=16}"],
+            "topology.routers_per_group",
+            "routers would have 64 ports",
+        ),
+        (&["topology={kind=\"dragonfly\",hosts_per_router=2,routers_per_group=4,global_per_router=0}"], "topology.global_per_router", "at least 1"),
         (&["routing.algorithm=\"minimal\""], "routing.algorithm", "minimal routes flattened butterflies; use nca on trees"),
         (&["switch.speedup=0"], "switch.speedup", "between 0.1 and 100"),
         (&["switch.input_buffer_bytes=100"], "switch.input_buffer_bytes", "at least one data packet"),
