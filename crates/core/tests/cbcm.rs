@@ -1,65 +1,32 @@
 //! CBCM (the CBCM paper §IV) on its 16-node flattened butterfly with the paper's timing
-//! (§V: 1-ns cycles, 64-bit flits, 100-cycle channels between routers, 32-flit packets): a
-//! 4:1 hot spot is found and its senders throttled to 1/4 each, which gives the uniform traffic
-//! sharing the network Ideal's latency; uniform traffic and a permutation are never taken for
-//! endpoint congestion.
+//! (examples/cbcm/fb16_hotspot.toml: §V's cycles, 100-cycle channels between routers, 32-flit
+//! packets): a 4:1 hot spot is found and its senders throttled to 1/4 each, which gives the
+//! uniform traffic sharing the network Ideal's latency; uniform traffic and a permutation are
+//! never taken for endpoint congestion.
 
 mod common;
 use common::*;
 use lossless_core::Summary;
 
-/// The 16-node network in cycles, routed by `routing`, under `mechanism`, with `traffic`.
-fn fb16(routing: &str, mechanism: &str, traffic: &str) -> Summary {
-    run(&format!(
-        r#"[simulation]
-warmup_ns = 20000
-measure_ns = 100000
-[topology]
-kind = "flattened_butterfly"
-routers_per_dim = 4
-dims = 1
-concentration = 4
-bandwidth_gbps = 64
-latency_ns = 100
-host_latency_ns = 1
-[switch]
-router_latency_ns = 2
-speedup = 2
-input_buffer_packets = 8
-output_buffer_packets = 4
-[routing]
-algorithm = "{routing}"
-[cc]
-mechanism = "{mechanism}"
-{traffic}"#
-    ))
+/// The example (nodes 0, 5, 8 and 12 send to node 4 without pause; the others send uniform
+/// traffic among themselves at 30%) routed by `routing` under `mechanism`, with `overrides`.
+fn fb16(routing: &str, mechanism: &str, overrides: &[&str]) -> Summary {
+    let mut all = vec![format!("routing.algorithm=\"{routing}\""), format!("cc.mechanism=\"{mechanism}\"")];
+    all.extend(overrides.iter().map(|o| o.to_string()));
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    run_config(&config_with(&example("cbcm/fb16_hotspot.toml"), &all))
 }
-
-/// Fig. 2's pattern: nodes 0, 5, 8 and 12 send to node 4 without pause; the others send
-/// uniform random traffic among themselves at 30%.
-const HOT_SPOT_AND_UNIFORM: &str = r#"[[traffic]]
-name = "hot"
-pattern = "hotspot"
-sources = [0, 5, 8, 12]
-dest = 4
-greedy = true
-[[traffic]]
-name = "ur"
-pattern = "uniform"
-exclude = ["hot"]
-load = 0.3
-"#;
 
 #[test]
 fn a_hot_spot_is_found_and_throttled_and_the_rest_gets_ideal_latency() {
     for routing in ["minimal", "ugal"] {
-        let cbcm = fb16(routing, "cbcm", HOT_SPOT_AND_UNIFORM);
+        let cbcm = fb16(routing, "cbcm", &[]);
         assert_eq!(cbcm.cc["hot_spots"], 1, "{routing}: one hot spot, found once");
         assert_eq!(cbcm.cc["throttled_pairs"], 4, "{routing}: its four senders throttled");
         // Each sender gets its quarter of the hot spot's link.
-        assert_close(&format!("{routing} hot-spot senders"), cbcm.classes["hot"].accepted, 0.25, 0.01);
-        let latency = |s: &Summary| s.classes["ur"].packet_latency_ns.mean;
-        let (none, ideal) = (fb16(routing, "none", HOT_SPOT_AND_UNIFORM), fb16(routing, "ideal", HOT_SPOT_AND_UNIFORM));
+        assert_close(&format!("{routing} hot-spot senders"), cbcm.classes["hotspot"].accepted, 0.25, 0.01);
+        let latency = |s: &Summary| s.classes["uniform"].packet_latency_ns.mean;
+        let (none, ideal) = (fb16(routing, "none", &[]), fb16(routing, "ideal", &[]));
         assert!(latency(&cbcm) < 1.1 * latency(&ideal), "{routing}: CBCM {} against Ideal {}", latency(&cbcm), latency(&ideal));
         assert!(latency(&cbcm) < 0.75 * latency(&none), "{routing}: CBCM {} against none {}", latency(&cbcm), latency(&none));
     }
@@ -68,7 +35,7 @@ fn a_hot_spot_is_found_and_throttled_and_the_rest_gets_ideal_latency() {
 #[test]
 fn uniform_traffic_is_not_taken_for_a_hot_spot() {
     for load in [0.5, 0.7] {
-        let s = fb16("ugal", "cbcm", &format!("[[traffic]]\npattern = \"uniform\"\nload = {load}\n"));
+        let s = fb16("ugal", "cbcm", &[&format!("traffic=[{{pattern=\"uniform\",load={load}}}]")]);
         assert!(s.cc["marks"] > 0, "contention at {load} marks packets");
         assert_eq!(s.cc["hot_spots"], 0, "uniform at {load}");
     }
@@ -78,7 +45,7 @@ fn uniform_traffic_is_not_taken_for_a_hot_spot() {
 fn a_permutation_is_network_congestion_not_endpoint_congestion() {
     // Router i's hosts to router i + 1's: under minimal routing the one channel between them
     // marks every packet, but each destination hears from one source only.
-    let s = fb16("minimal", "cbcm", "[[traffic]]\npattern = \"shift\"\nshift = 4\nload = 0.3\n");
+    let s = fb16("minimal", "cbcm", &["traffic=[{pattern=\"shift\",shift=4,load=0.3}]"]);
     assert!(s.cc["marks"] > 1000);
     assert_eq!(s.cc["hot_spots"], 0);
     assert_eq!(s.cc["throttle_packets"], 0);
@@ -87,7 +54,7 @@ fn a_permutation_is_network_congestion_not_endpoint_congestion() {
 #[test]
 fn without_the_dedicated_vc_throttled_traffic_shares_the_data_vc() {
     // §VI-C: the same throttling on two VCs instead of three; the hot spot still gets found.
-    let s = fb16("minimal", "cbcm", &format!("[cc.cbcm]\ndedicated_vc = false\n{HOT_SPOT_AND_UNIFORM}"));
+    let s = fb16("minimal", "cbcm", &["cc.cbcm.dedicated_vc=false"]);
     assert_eq!(s.cc["throttled_pairs"], 4);
-    assert_close("hot-spot senders", s.classes["hot"].accepted, 0.25, 0.01);
+    assert_close("hot-spot senders", s.classes["hotspot"].accepted, 0.25, 0.01);
 }

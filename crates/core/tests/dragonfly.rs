@@ -5,8 +5,6 @@
 
 mod common;
 use common::*;
-use lossless_core::cc::registry::NAMES as MECHANISMS;
-use lossless_core::Config;
 
 /// The network with 100 ns global channels, routed by `routing`.
 fn dragonfly(routing: &str) -> String {
@@ -34,15 +32,7 @@ fn zero_load_latency_is_the_sum_of_the_route_s_channels_and_routers() {
 #[test]
 fn saturated_traffic_does_not_deadlock_under_any_routing_and_mechanism() {
     for routing in ["minimal", "valiant", "ugal"] {
-        for mechanism in MECHANISMS {
-            for pattern in ["pattern = \"uniform\"", "pattern = \"shift\"\nshift = 8"] {
-                let text = format!("{}[simulation]\nwarmup_ns = 0\nmeasure_ns = 20000\n[[traffic]]\n{pattern}\ngreedy = true\n", dragonfly(routing));
-                let s = run_config(&Config::from_table(running(&text, mechanism), &[]).unwrap());
-                let case = format!("{routing} {mechanism} {pattern}");
-                assert!(s.deadlock.is_none(), "{case}");
-                assert!(s.counters.delivered > 0, "{case}");
-            }
-        }
+        assert_saturated_runs_flow(&dragonfly(routing), &["pattern = \"uniform\"", "pattern = \"shift\"\nshift = 8"], 20_000);
     }
 }
 

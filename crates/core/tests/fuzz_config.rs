@@ -17,7 +17,7 @@ use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use std::ops::ControlFlow;
 
-const EXAMPLES: [&str; 7] = [
+const EXAMPLES: [&str; 9] = [
     "fattree256_uniform.toml",
     "srp/hotspot40_background.toml",
     "ibcc/testbed_scenario1.toml",
@@ -25,6 +25,8 @@ const EXAMPLES: [&str; 7] = [
     "ibcc/one_switch_type1.toml",
     "deadlock/ring4_clockwise.toml",
     "cbcm/fb16_uniform.toml",
+    "cbcm/fb16_hotspot.toml",
+    "dragonfly/df1056_ugal.toml",
 ];
 
 /// Keys absent from the examples unless set, with a value of their type to mutate.
@@ -45,6 +47,9 @@ fn optional_leaves() -> Vec<(String, toml::Value)> {
     }
     for key in ["switch.input_buffer_bytes", "switch.output_buffer_bytes"] {
         out.push((key.into(), int.clone()));
+    }
+    for routing in ["minimal", "valiant", "ugal"] {
+        out.push(("routing.algorithm".into(), toml::Value::String(routing.into())));
     }
     for key in ["topology.links.0.bandwidth_gbps", "topology.links.4.latency_ns"] {
         out.push((key.into(), float.clone()));

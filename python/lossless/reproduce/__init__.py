@@ -82,6 +82,14 @@ def example(path: str) -> Path:
     return EXAMPLES / path
 
 
+def save_figure(fig, out: Path) -> Path:
+    """Lays out `fig` and writes it as the target's `figure.png` in `out`."""
+    from .. import plot
+
+    fig.tight_layout()
+    return plot.save(fig, out / "figure.png")
+
+
 def reproduce(id: str, out: Path, full: bool = False, jobs: int | None = None) -> Reproduction:
     """Runs target `id`, writes its figure and table under `out/id`, returns the result."""
     if id not in TARGETS:

@@ -17,11 +17,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from .. import plot  # noqa: E402
 from ..parallel import map_parallel, run_many  # noqa: E402
 from ..saturation import saturation  # noqa: E402
 from ..transient import series  # noqa: E402
-from . import Reproduction, example, target  # noqa: E402
+from . import Reproduction, example, save_figure, target  # noqa: E402
 
 FB16 = "cbcm/fb16_hotspot.toml"
 FB512 = "cbcm/fb512_hotspot.toml"
@@ -87,11 +86,6 @@ def _curves(ax, loads, lat: dict, title: str) -> None:
     ax.legend(fontsize=7)
 
 
-def _save(fig, out: Path) -> Path:
-    fig.tight_layout()
-    return plot.save(fig, out / "figure.png")
-
-
 # ---------------------------------------------------------------------------------------------
 # §III: the limitations of adaptive routing, ECN and SRP on the 16-node network
 
@@ -118,7 +112,7 @@ def cbcm2(out: Path, full: bool, jobs) -> Reproduction:
     r.check("Ideal(UGAL) against Ideal(MIN) on uniform traffic", "no benefit", f"{gain:+.0%}", "within 10%", abs(gain) <= 0.10)
     fig, ax = plt.subplots(figsize=(6, 4.5))
     _curves(ax, loads, {name(m, rt): [lat[(m, rt, l)] for l in loads] for m, rt in schemes}, "CBCM Fig. 2")
-    r.figure = _save(fig, out)
+    r.figure = save_figure(fig, out)
     return r
 
 
@@ -152,7 +146,7 @@ def cbcm3(out: Path, full: bool, jobs) -> Reproduction:
     for ax, title in ((a, "permutation alone"), (b, "with a 4:1 hot spot")):
         ax.set(ylabel="saturation throughput (flits/cycle/node)", title=title)
         ax.tick_params(axis="x", rotation=45)
-    r.figure = _save(fig, out)
+    r.figure = save_figure(fig, out)
     return r
 
 
@@ -188,7 +182,7 @@ def cbcm5(out: Path, full: bool, jobs) -> Reproduction:
     r.check("UR-UR at 0.6: UR1 latency, SRP(UGAL) against the baseline", "4.4x", f"{slow:.2f}x", "2x to 8x", 2.0 <= slow <= 8.0)
     fig, ax = plt.subplots(figsize=(6, 4.5))
     _curves(ax, loads, {name(m, rt): [latency(uniform[(m, rt, l)], "uniform") for l in loads] for m, rt in schemes}, "CBCM Fig. 5(a): uniform")
-    r.figure = _save(fig, out)
+    r.figure = save_figure(fig, out)
     return r
 
 
@@ -250,7 +244,7 @@ def cbcm8(out: Path, full: bool, jobs) -> Reproduction:
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
     _curves(a, loads, {name(m, rt): [latency(ur[(m, rt, l)], "uniform") for l in loads] for m, rt in schemes}, "Fig. 8(a): uniform")
     _curves(b, loads, {name(m, rt): [latency(hs[(m, rt, l)], "uniform") for l in loads] for m, rt in schemes}, "Fig. 8(b): + 40:1 hot spot")
-    r.figure = _save(fig, out)
+    r.figure = save_figure(fig, out)
     return r
 
 
@@ -288,7 +282,7 @@ def cbcm9(out: Path, full: bool, jobs) -> Reproduction:
     ax.set_xticks(list(x), labels)
     ax.set(ylabel="saturation throughput (flits/cycle/node)", title="CBCM Fig. 9")
     ax.legend()
-    r.figure = _save(fig, out)
+    r.figure = save_figure(fig, out)
     return r
 
 
@@ -319,7 +313,7 @@ def cbcm12(out: Path, full: bool, jobs) -> Reproduction:
     r.check("hot-spot throughput, 0.99/N against 1/N", "differs by less than 1%", f"{diff:.1%}", "< 2%", diff < 0.02)
     fig, ax = plt.subplots(figsize=(6, 4.5))
     _curves(ax, loads, {("Ideal" if v == "ideal" else f"CBCM, {v}"): [lat[(v, l)] for l in loads] for v in (*variants, "ideal")}, "CBCM Fig. 12")
-    r.figure = _save(fig, out)
+    r.figure = save_figure(fig, out)
     return r
 
 
@@ -363,7 +357,7 @@ def cbcm13(out: Path, full: bool, jobs) -> Reproduction:
     ax.axvline(ONSET_NS / 1e3, color="grey", ls=":")
     ax.set(xlabel="time (us)", ylabel="background packet latency (ns)", yscale="log", title="CBCM Fig. 13")
     ax.legend()
-    r.figure = _save(fig, out)
+    r.figure = save_figure(fig, out)
     return r
 
 
@@ -392,5 +386,5 @@ def cbcm14(out: Path, full: bool, jobs) -> Reproduction:
     ax.set_xticks(list(x), [f"node {h}" for h in free])
     ax.set(ylabel="accepted throughput (of its link)", title="CBCM Fig. 14")
     ax.legend()
-    r.figure = _save(fig, out)
+    r.figure = save_figure(fig, out)
     return r

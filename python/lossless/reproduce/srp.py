@@ -15,11 +15,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from .. import plot  # noqa: E402
 from ..parallel import map_parallel, run_many  # noqa: E402
 from ..saturation import overload_throughput  # noqa: E402
 from ..transient import average_series, series  # noqa: E402
-from . import Reproduction, example, target  # noqa: E402
+from . import Reproduction, example, save_figure, target  # noqa: E402
 
 MECHANISMS = ["none", "ecn", "srp"]
 LABEL = {"none": "baseline", "ecn": "ECN", "srp": "SRP"}
@@ -56,7 +55,7 @@ def _fig1_plot(runs, out: Path, title: str) -> Path:
         ax.set_ylim(0, 1.05)
         ax.legend()
     fig.suptitle(title)
-    return _save(fig, out)
+    return save_figure(fig, out)
 
 
 @target("srp-1", "Fig. 1: tree saturation on the simple network, baseline")
@@ -142,7 +141,7 @@ def srp5(out: Path, full: bool, jobs) -> Reproduction:
     b.set_ylabel("mean in-flight latency (ns)")
     b.legend()
     fig.suptitle("SRP Fig. 5: 40:1 hot spot (error bars: std dev over senders)")
-    r.figure = _save(fig, out)
+    r.figure = save_figure(fig, out)
     return r
 
 
@@ -174,7 +173,7 @@ def srp6(out: Path, full: bool, jobs) -> Reproduction:
             ax.plot(loads, [acc[(m, hs, l)] for l in loads], style, marker="o", label=f"{LABEL[m]}{' + hot spot' if hs else ''}")
     ax.plot([0, 1], [0, 1], ":", c="gray")
     _finish(ax, "background offered load", "background accepted throughput", "SRP Fig. 6")
-    r.figure = _save(fig, out)
+    r.figure = save_figure(fig, out)
     return r
 
 
@@ -201,11 +200,6 @@ def _finish(ax, xlabel: str, ylabel: str, title: str) -> None:
     ax.set_title(title)
 
 
-def _save(fig, out: Path) -> Path:
-    fig.tight_layout()
-    return plot.save(fig, out / "figure.png")
-
-
 @target("srp-8", "Fig. 8: latency vs load, uniform random, 4-packet messages")
 def srp8(out: Path, full: bool, jobs) -> Reproduction:
     loads = _loads(full)
@@ -226,7 +220,7 @@ def srp8(out: Path, full: bool, jobs) -> Reproduction:
         ax.plot(loads, [lat[(m, l)] for l in loads], marker="o", label=LABEL[m])
     ax.set_yscale("log")
     _finish(ax, "offered load", "mean packet latency (ns)", "SRP Fig. 8")
-    r.figure = _save(fig, out)
+    r.figure = save_figure(fig, out)
     return r
 
 
@@ -255,7 +249,7 @@ def srp10(out: Path, full: bool, jobs) -> Reproduction:
     ax.plot(loads, [_mean_utilization(runs[("srp", l)]) for l in loads], marker="o", label="SRP")
     ax.plot(loads, [_mean_utilization(ones[("srp", l)]) for l in loads], marker="s", ls="--", label="SRP, 1-packet messages, n_min=1")
     _finish(ax, "offered load", "mean channel utilization", "SRP Fig. 10")
-    r.figure = _save(fig, out)
+    r.figure = save_figure(fig, out)
     return r
 
 
@@ -277,7 +271,7 @@ def srp11(out: Path, full: bool, jobs) -> Reproduction:
     ax.plot(loads, [inj[l] for l in loads], marker="o", label="speculative injection")
     ax.plot(loads, [drop[l] for l in loads], marker="s", label="speculative drops")
     _finish(ax, "offered load", "rate (fraction of link rate)", "SRP Fig. 11")
-    r.figure = _save(fig, out)
+    r.figure = save_figure(fig, out)
     return r
 
 
@@ -321,7 +315,7 @@ def srp9(out: Path, full: bool, jobs) -> Reproduction:
     ax.set_xticks([x + width for x in range(len(sizes))], [n for n, _ in sizes])
     ax.set_ylim(0, 1)
     _finish(ax, "message size (packets)", "saturation throughput", "SRP Fig. 9")
-    r.figure = _save(fig, out)
+    r.figure = save_figure(fig, out)
     return r
 
 
@@ -341,7 +335,7 @@ def _halving(out: Path, r: Reproduction, values, label: str, loads, runs, paper:
     for v in values:
         ax.plot(loads, [_rate(runs[(v, l)], "speculative_dropped") for l in loads], marker="o", label=f"{label} = {v}")
     _finish(ax, "offered load", "speculative drop rate (fraction of link rate)", r.title)
-    r.figure = _save(fig, out)
+    r.figure = save_figure(fig, out)
     return r
 
 
@@ -404,7 +398,7 @@ message = {{ kind = "fixed", packets = 8 }}
         ax.plot((sel.index - onset) / 1_000, sel.values, label=LABEL[m])
     ax.axvline(0, ls="--", c="gray")
     _finish(ax, "time from the impulse (us)", "background accepted throughput (1 us bins)", "SRP Fig. 14")
-    r.figure = _save(fig, out)
+    r.figure = save_figure(fig, out)
     return r
 
 
@@ -473,7 +467,7 @@ sources_from = "hotspot"
         ax.axvline(0, ls="--", c="gray")
     a.legend()
     a.set_title(f"SRP Fig. 7 (mean of {seeds} seeds, 95% band)")
-    r.figure = _save(fig, out)
+    r.figure = save_figure(fig, out)
     return r
 
 
@@ -502,5 +496,5 @@ def srp15(out: Path, full: bool, jobs) -> Reproduction:
     ax.bar(labels, values)
     ax.set_ylabel("throughput (fraction of link rate)")
     ax.set_title("SRP §6.2: 4096 nodes, background 0.3 with a 200:1 hot spot")
-    r.figure = _save(fig, out)
+    r.figure = save_figure(fig, out)
     return r

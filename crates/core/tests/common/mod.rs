@@ -75,3 +75,17 @@ pub fn example(path: &str) -> String {
 pub fn example_with(path: &str, overrides: &[&str]) -> Config {
     config_with(&example(path), overrides)
 }
+
+/// Runs `base` (a topology and its routing) for `measure_ns` with every host greedy on each of
+/// `patterns` (a `[[traffic]]` body) under every registered mechanism: none deadlocks, each
+/// delivers.
+pub fn assert_saturated_runs_flow(base: &str, patterns: &[&str], measure_ns: u32) {
+    for mechanism in lossless_core::cc::registry::NAMES {
+        for pattern in patterns {
+            let text = format!("{base}[simulation]\nwarmup_ns = 0\nmeasure_ns = {measure_ns}\n[[traffic]]\n{pattern}\ngreedy = true\n");
+            let s = run_config(&Config::from_table(running(&text, mechanism), &[]).unwrap());
+            assert!(s.deadlock.is_none(), "{base} {mechanism} {pattern}");
+            assert!(s.counters.delivered > 0, "{base} {mechanism} {pattern}");
+        }
+    }
+}
