@@ -22,7 +22,7 @@ use crate::routing::Leg;
 use crate::time::{ps_from_ns, Rate, Time};
 use contention::{Requests, Window};
 use hotspot::Receiver;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 use source::Throttled;
 
@@ -120,9 +120,11 @@ pub struct Cbcm {
     receivers: FxHashMap<NodeId, Receiver>,
     /// Throttled (source, hot spot) pairs.
     throttled: FxHashMap<(NodeId, NodeId), Throttled>,
-    /// Packets waiting in each non-empty send queue, by (source, destination): whether a
-    /// throttled source is backlogged.
-    waiting: FxHashMap<(NodeId, NodeId), u32>,
+    /// Per traffic class: whether its sources always have their next message ready
+    /// (`greedy`): their send queues are the paper's full queues (§IV-B4).
+    greedy: Vec<bool>,
+    /// (source, destination) pairs with a greedy class's messages: full send queues.
+    full: FxHashSet<(NodeId, NodeId)>,
     c: Counters,
 }
 
@@ -144,7 +146,7 @@ impl Registered for Cbcm {
 | `bound_interval_ns` | `10` | BoundSampleInterval: the degree's maximum and minimum are taken per interval and averaged over the window. |
 | `bandwidth_overhead` | `0.05` | ε: after telling D_t senders, a destination sends no throttle packet for D_t control-packet times / ε. |
 | `detection_epoch_ns` | `10000` | A destination receiving only marked packets for this long is a hot spot (length not in the paper: ours, the shortest of 1,000, 3,000 and 10,000 that took no uniform load up to 0.7 for a hot spot). |
-| `generation_epoch_ns` | `1000` | A throttled source that generated less than its throttled rate towards the hot spot over this long, and whose send queue to it is empty at the end, unthrottles (length not in the paper: ours). |
+| `generation_epoch_ns` | `1000` | A throttled source that generated less than its throttled rate towards the hot spot over this long, and whose send queue to it is not full (a greedy class's), unthrottles (length not in the paper: ours). |
 | `dedicated_vc` | `true` | Throttled traffic on its own low-priority VC (§IV-B3); `false` keeps it on the data VC (§VI-C). |
 | `rate_scale` | `1` | Throttled sources inject at this times 1/D_t of their link (§VI-C compares 0.99). |
 
@@ -156,8 +158,8 @@ permutations are "never throttled"); the contention degree is the weighted one (
 of an input's v requests for any output weighs 1/v, every VC counted), kept exactly between
 events, where the paper samples its randomized estimate D_cr each cycle; the moving averages
 are over the completed intervals of the window; a marked output marks every data packet it
-sends; a source is backlogged (the paper's "queue is full") while its send queue to the hot spot
-holds packets;
+sends; a send queue is "full" (§IV-B4: the source keeps its throttle whatever it generated)
+when a greedy class feeds it, as greedy sources always have their next message ready;
 throttled packets take minimal routes (under UGAL and Valiant they skip the detour).
 "##;
     type Settings = CbcmConfig;
@@ -177,7 +179,8 @@ throttled packets take minimal routes (under UGAL and Valiant they skip the deto
             switches: Vec::new(),
             receivers: FxHashMap::default(),
             throttled: FxHashMap::default(),
-            waiting: FxHashMap::default(),
+            greedy: cfg.traffic.iter().map(|t| t.greedy).collect(),
+            full: FxHashSet::default(),
             c: Counters::default(),
         }
     }
@@ -270,7 +273,9 @@ impl Mechanism for Cbcm {
     }
 
     fn on_message(&mut self, _: &mut Ctx<CbcmHeader>, q: QueueView, packets: u32) {
-        *self.waiting.entry((q.src, q.dst)).or_default() += packets;
+        if self.greedy[q.head_class as usize] {
+            self.full.insert((q.src, q.dst));
+        }
         if let Some(t) = self.throttled.get_mut(&(q.src, q.dst)) {
             t.generated += packets as Time * self.data_time;
         }
@@ -289,14 +294,7 @@ impl Mechanism for Cbcm {
     fn on_injected(&mut self, ctx: &mut Ctx<CbcmHeader>, q: QueueView, pkt: &mut Packet<CbcmHeader>) {
         let now = ctx.now();
         let rate = self.rate;
-        let pair = (q.src, q.dst);
-        if let Some(n) = self.waiting.get_mut(&pair) {
-            *n -= 1;
-            if *n == 0 {
-                self.waiting.remove(&pair);
-            }
-        }
-        if let Some(t) = self.throttled.get_mut(&pair) {
+        if let Some(t) = self.throttled.get_mut(&(q.src, q.dst)) {
             t.spend(q.link_rate.serialization(pkt.bytes), now, rate);
             pkt.leg = Leg::MINIMAL;
         }
@@ -356,7 +354,7 @@ impl Mechanism for Cbcm {
                 if t.epoch_end != now {
                     return;
                 }
-                if t.epoch_ended(self.generation_epoch, self.rate, self.waiting.contains_key(&(src, dst))) {
+                if t.epoch_ended(self.generation_epoch, self.rate, self.full.contains(&(src, dst))) {
                     self.throttled.remove(&(src, dst));
                     self.c.unthrottles += 1;
                     ctx.send_control(src, dst, CONTROL_VC, UNTHROTTLE, CbcmHeader::default());

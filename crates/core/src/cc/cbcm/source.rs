@@ -50,10 +50,10 @@ impl Throttled {
     }
 
     /// The generation-rate epoch of length `epoch` ended: whether the source unthrottles (it
-    /// generated less than its throttled rate and its send queue is not `backlogged`, the
-    /// paper's "queue is full", §IV-B4), else a new epoch starts.
-    pub fn epoch_ended(&mut self, epoch: Time, rate: f64, backlogged: bool) -> bool {
-        let unthrottle = !backlogged && (self.generated as f64) < epoch as f64 * rate / self.dt as f64;
+    /// generated less than its throttled rate and its send queue is not `full`, §IV-B4), else a
+    /// new epoch starts.
+    pub fn epoch_ended(&mut self, epoch: Time, rate: f64, full: bool) -> bool {
+        let unthrottle = !full && (self.generated as f64) < epoch as f64 * rate / self.dt as f64;
         self.epoch_end += epoch;
         self.generated = 0;
         unthrottle
@@ -78,7 +78,7 @@ mod tests {
     }
 
     #[test]
-    fn unthrottles_below_its_rate_unless_backlogged() {
+    fn unthrottles_below_its_rate_unless_its_queue_is_full() {
         let mut t = Throttled::new(4, 0, 1_000);
         t.generated = 200; // 0.2 of the epoch's link time < 1/4
         assert!(t.epoch_ended(1_000, 1.0, false));
