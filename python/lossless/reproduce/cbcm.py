@@ -79,6 +79,18 @@ def _saturations(config: Path, points: list[dict], traffic: int, jobs) -> list[f
     return map_parallel(one, points, jobs)
 
 
+def _paired_bars(labels: list[str], series: dict[str, list[float]], ylabel: str, title: str, out: Path) -> Path:
+    """A bar per label for each of two series, side by side; the figure's path."""
+    fig, ax = plt.subplots(figsize=(7, 4))
+    x = range(len(labels))
+    for offset, (label, values) in zip((-0.2, 0.2), series.items()):
+        ax.bar([i + offset for i in x], values, 0.4, label=label)
+    ax.set_xticks(list(x), labels)
+    ax.set(ylabel=ylabel, title=title)
+    ax.legend()
+    return save_figure(fig, out)
+
+
 def _curves(ax, loads, lat: dict, title: str) -> None:
     for label, values in lat.items():
         ax.plot(loads, values, marker="o", label=label)
@@ -274,15 +286,8 @@ def cbcm9(out: Path, full: bool, jobs) -> Reproduction:
     r.check("tornado at 0.3: CBCM throttle packets", "none (D_t never > 1)", f"{throttles}", "0", throttles == 0)
     gap = hot[("cbcm", "ugal")] / max(hot[("ideal", "ugal")], 1e-9) - 1
     r.check("tornado + 63:1 hot spot: CBCM(UGAL) against Ideal(UGAL)", "nearly ideal", f"{gap:+.0%}", "within 15%", abs(gap) <= 0.15)
-    fig, ax = plt.subplots(figsize=(7, 4))
-    labels = [name(m, rt) for m, rt in schemes]
-    x = range(len(schemes))
-    ax.bar([i - 0.2 for i in x], [alone[s] for s in schemes], 0.4, label="tornado")
-    ax.bar([i + 0.2 for i in x], [hot[s] for s in schemes], 0.4, label="tornado + 63:1 hot spot")
-    ax.set_xticks(list(x), labels)
-    ax.set(ylabel="saturation throughput (flits/cycle/node)", title="CBCM Fig. 9")
-    ax.legend()
-    r.figure = save_figure(fig, out)
+    series = {"tornado": [alone[s] for s in schemes], "tornado + 63:1 hot spot": [hot[s] for s in schemes]}
+    r.figure = _paired_bars([name(m, rt) for m, rt in schemes], series, "saturation throughput (flits/cycle/node)", "CBCM Fig. 9", out)
     return r
 
 
@@ -379,12 +384,6 @@ def cbcm14(out: Path, full: bool, jobs) -> Reproduction:
     r.check("with throttling: spread among the four", "equal", f"{spread:.0%}", "within 10%", spread <= 0.10)
     total = sum(fair.values()) / sum(free.values()) - 1
     r.check("with throttling: total against without", "nearly unaffected", f"{total:+.1%}", "within 5%", abs(total) <= 0.05)
-    fig, ax = plt.subplots(figsize=(6, 4))
-    x = range(4)
-    ax.bar([i - 0.2 for i in x], list(free.values()), 0.4, label="without throttling")
-    ax.bar([i + 0.2 for i in x], list(fair.values()), 0.4, label="CBCM")
-    ax.set_xticks(list(x), [f"node {h}" for h in free])
-    ax.set(ylabel="accepted throughput (of its link)", title="CBCM Fig. 14")
-    ax.legend()
-    r.figure = save_figure(fig, out)
+    series = {"without throttling": list(free.values()), "CBCM": list(fair.values())}
+    r.figure = _paired_bars([f"node {h}" for h in free], series, "accepted throughput (of its link)", "CBCM Fig. 14", out)
     return r

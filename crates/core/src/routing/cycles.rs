@@ -8,6 +8,8 @@
 //! arriving on c.
 
 use crate::ids::{ChannelId, Endpoint, NodeId, PortId, SwitchId};
+#[cfg(test)]
+use crate::routing::Leg;
 use crate::topology::Topology;
 
 /// A cycle of switch-to-switch channels, each a dependency of the one before, if any, under the
@@ -39,6 +41,50 @@ pub fn find(topo: &Topology, port: impl Fn(SwitchId, NodeId) -> PortId) -> Optio
     // Each channel is expanded once: its list can be handed over.
     let cycle = first_cycle(n, (0..n).map(ChannelId::new), |c| std::mem::take(&mut next[c.idx()]));
     (!cycle.is_empty()).then_some(cycle)
+}
+
+/// Dependencies between (channel, VC set) pairs, gathered route by route: what `find` checks
+/// for one VC set, for the tests of routings with phases.
+#[cfg(test)]
+pub(crate) struct PhasedGraph<'a> {
+    topo: &'a Topology,
+    phases: usize,
+    next: Vec<Vec<ChannelId>>,
+}
+
+#[cfg(test)]
+impl<'a> PhasedGraph<'a> {
+    pub fn new(topo: &'a Topology, phases: u8) -> PhasedGraph<'a> {
+        let phases = phases as usize;
+        PhasedGraph { topo, phases, next: vec![Vec::new(); phases * topo.channels.len()] }
+    }
+
+    /// Follows the route from switch `start` to host `dst`, `step` giving each switch's port
+    /// and advancing `leg`; records its dependencies and returns its router-to-router hops.
+    pub fn add_route(&mut self, start: SwitchId, dst: NodeId, mut leg: Leg, mut step: impl FnMut(SwitchId, &mut Leg) -> PortId) -> u32 {
+        let (mut sw, mut prev, mut hops) = (start, None::<usize>, 0);
+        loop {
+            let out = self.topo.switches[sw.idx()].ports[step(sw, &mut leg).idx()].out;
+            assert!((leg.phase as usize) < self.phases, "phase {} of {}", leg.phase, self.phases);
+            let node = self.phases * out.idx() + leg.phase as usize;
+            if let Some(p) = prev {
+                self.next[p].push(ChannelId::new(node));
+            }
+            match self.topo.channels[out.idx()].to {
+                Endpoint::Switch(t, _) => (sw, prev, hops) = (t, Some(node), hops + 1),
+                Endpoint::Host(h) => {
+                    assert_eq!(h, dst);
+                    return hops;
+                }
+            }
+        }
+    }
+
+    /// The first cycle among the recorded dependencies (empty: none).
+    pub fn cycle(mut self) -> Vec<ChannelId> {
+        let n = self.next.len();
+        first_cycle(n, (0..n).map(ChannelId::new), |c| std::mem::take(&mut self.next[c.idx()]))
+    }
 }
 
 /// The first cycle a depth-first search meets in a graph of `n` channels, starting from

@@ -50,8 +50,7 @@ impl Route for Valiant {
 mod tests {
     use super::*;
     use crate::config::LinkConfig;
-    use crate::ids::{ChannelId, Endpoint};
-    use crate::routing::cycles::first_cycle;
+    use crate::routing::cycles::PhasedGraph;
 
     fn fb(k: u32, n: u32, c: u32) -> TopologyConfig {
         TopologyConfig::FlattenedButterfly { routers_per_dim: k, dims: n, concentration: c, link: LinkConfig::default() }
@@ -68,34 +67,16 @@ mod tests {
         for shape in [fb(4, 1, 2), fb(3, 2, 1), fb(3, 3, 1), dragonfly(1, 2, 1), dragonfly(1, 3, 2), dragonfly(2, 4, 2)] {
             let topo = Topology::build(&shape).unwrap();
             let direct = Direct::build(&topo, "valiant").unwrap();
-            let phases = Valiant::phases(&shape) as usize;
-            let nodes = phases * topo.channels.len();
-            let mut next = vec![Vec::new(); nodes];
+            let mut graph = PhasedGraph::new(&topo, Valiant::phases(&shape));
             let routers = topo.switches.len() as u32;
             for src in 0..routers {
                 for via in 0..routers {
-                    for dst in 0..topo.hosts() as u32 {
-                        let mut leg = Leg { via: SwitchId(via), ..Leg::START };
-                        let (mut sw, mut prev) = (SwitchId(src), None::<usize>);
-                        loop {
-                            let out = topo.switches[sw.idx()].ports[direct.onward(sw, NodeId(dst), &mut leg).idx()].out;
-                            assert!((leg.phase as usize) < phases, "{shape:?}: phase {}", leg.phase);
-                            let node = phases * out.idx() + leg.phase as usize;
-                            if let Some(p) = prev {
-                                next[p].push(ChannelId::new(node));
-                            }
-                            match topo.channels[out.idx()].to {
-                                Endpoint::Switch(t, _) => (sw, prev) = (t, Some(node)),
-                                Endpoint::Host(h) => {
-                                    assert_eq!(h, NodeId(dst));
-                                    break;
-                                }
-                            }
-                        }
+                    for dst in (0..topo.hosts() as u32).map(NodeId) {
+                        graph.add_route(SwitchId(src), dst, Leg { via: SwitchId(via), ..Leg::START }, |sw, leg| direct.onward(sw, dst, leg));
                     }
                 }
             }
-            let cycle = first_cycle(nodes, (0..nodes).map(ChannelId::new), |c| std::mem::take(&mut next[c.idx()]));
+            let cycle = graph.cycle();
             assert!(cycle.is_empty(), "{shape:?}: {cycle:?}");
         }
     }

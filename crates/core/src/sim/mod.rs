@@ -154,12 +154,6 @@ fn vc_classes<M: Mechanism>(cfg: &Config, mech: &M) -> ConfigResult<Vec<VcClass>
     if roles.is_empty() {
         return Err(ConfigError::new("cc.mechanism", "the mechanism defines no virtual channel"));
     }
-    if roles.len() > Vc::MAX as usize {
-        return Err(ConfigError::new(
-            "cc.mechanism",
-            format!("`{}` needs {} virtual channels here; at most {} are supported", mech.name(), roles.len(), Vc::MAX),
-        ));
-    }
     let Some(classes) = &cfg.cc.vcs else { return Ok(roles.iter().map(|r| r.class).collect()) };
     let layout = || roles.iter().enumerate().map(|(i, r)| format!("{i}: {}", r.carries)).collect::<Vec<_>>().join(", ");
     if classes.len() != roles.len() {
@@ -178,9 +172,12 @@ fn vc_classes<M: Mechanism>(cfg: &Config, mech: &M) -> ConfigResult<Vec<VcClass>
 /// At most this many network VCs: [`Sim::reach`] is a bit mask of them.
 const MAX_NETWORK_VCS: usize = 64;
 
-/// Refuses a mechanism and routing whose VCs (the mechanism's, once per routing phase) are more
-/// than the switch tracks.
-fn network_vcs(mech_vcs: usize, phases: usize, algorithm: &str) -> ConfigResult<()> {
+/// Refuses a mechanism, or a mechanism and routing, whose VCs (the mechanism's, once per routing
+/// phase) are more than the switch tracks, naming the key that asks for them.
+fn network_vcs(mechanism: &str, mech_vcs: usize, phases: usize, algorithm: &str) -> ConfigResult<()> {
+    if mech_vcs > MAX_NETWORK_VCS {
+        return Err(ConfigError::new("cc.mechanism", format!("`{mechanism}` needs {mech_vcs} virtual channels here; at most {MAX_NETWORK_VCS} are supported")));
+    }
     let total = mech_vcs * phases;
     if total > MAX_NETWORK_VCS {
         return Err(ConfigError::new(
@@ -255,7 +252,7 @@ impl<M: Mechanism> Sim<M> {
         let traffic = traffic::resolve(cfg, &topo, end)?;
         let classes = vc_classes(cfg, &mech)?;
         let phases = Routing::phases(&cfg.routing, &cfg.topology) as usize;
-        network_vcs(classes.len(), phases, &cfg.routing.algorithm)?;
+        network_vcs(mech.name(), classes.len(), phases, &cfg.routing.algorithm)?;
         let data_queue = Spec::of_data_vcs(&cfg.switch)?;
         let vcs: Vec<VcSpec> = (0..phases)
             .flat_map(|_| classes.iter().map(|&class| VcSpec { class, queue: if class == VcClass::Data { data_queue.clone() } else { Spec::fifo() } }))

@@ -115,9 +115,10 @@ impl Switch {
     pub fn new(ports: usize, vcs: &[VcSpec], downstream_credits: impl Fn(PortId) -> u32, rng: Stream) -> Switch {
         let inputs = (0..=ports).map(|_| vcs.iter().map(|v| InputVc { queues: v.queue.build(ports), queued: 0, bytes: 0, peak: 0 }).collect()).collect();
         let outputs = (0..ports)
-            .map(|p| Output {
-                vcs: vcs.iter().map(|_| OutputVc { fifo: VecDeque::new(), bytes: 0, peak: 0, credits: downstream_credits(PortId::new(p)) }).collect(),
-                downstream_bytes: downstream_credits(PortId::new(p)),
+            .map(|p| downstream_credits(PortId::new(p)))
+            .map(|credits| Output {
+                vcs: vcs.iter().map(|_| OutputVc { fifo: VecDeque::new(), bytes: 0, peak: 0, credits }).collect(),
+                downstream_bytes: credits,
                 queued: vec![0; vcs.len()],
                 voq_bytes: vec![vec![0; ports + 1]; vcs.len()],
                 req: vec![0; vcs.len()],

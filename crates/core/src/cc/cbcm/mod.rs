@@ -306,7 +306,9 @@ impl Mechanism for Cbcm {
             ctx.set_timer(start + self.detection_epoch, token(EPOCH_END, node, node));
         }
         // A hot spot's new sender changes D_t.
-        self.notify(ctx, node);
+        if r.due() {
+            self.notify(ctx, node);
+        }
     }
 
     fn on_control(&mut self, ctx: &mut Ctx<CbcmHeader>, node: NodeId, pkt: &Packet<CbcmHeader>) {
