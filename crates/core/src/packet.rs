@@ -37,6 +37,10 @@ pub struct Packet<H> {
     /// Progress on a route with phases: the packet leaves the current switch on VC `vc` of
     /// phase `leg.phase` (`routing` module doc).
     pub leg: Leg,
+    /// The output port and leg the next switch gives the packet, chosen one hop ahead by the
+    /// switch it is in (lookahead routing): with `[switch.voq] per_output_buffers` that port
+    /// names the buffer the packet takes downstream, whose credits it needs to leave.
+    pub ahead: Option<(PortId, Leg)>,
     /// Time spent queuing in switch input buffers so far: at each switch, from its arrival
     /// (past the pipeline) to its crossbar grant (SRP's "accumulated queuing time", §3). Kept
     /// for mechanisms with `Hooks::queue_head`, the hook that judges it.

@@ -75,6 +75,12 @@ fn each_error_names_its_key() {
         (&["cc.mechanism=\"srp\"", "cc.vcs=[\"control\", \"data\", \"low\"]"], "cc.vcs", "needs 4 virtual channels (0: reservations, 1: grants"),
         (&["cc.mechanism=\"srp\"", "cc.vcs=[\"control\", \"control\", \"low\", \"low\"]"], "cc.vcs", "must stay \"data\""),
         (&["cc.mechanism=\"ecn\"", "cc.vcs=[\"control\", \"urgent\"]"], "cc.vcs[1]", "unknown variant"),
+        (
+            &["cc.mechanism=\"santos\"", "switch.voq.per_output_buffers=true"],
+            "switch.voq.per_output_buffers",
+            "`santos` reacts to a whole input buffer filling",
+        ),
+        (&["switch.input_queues=\"fifo\"", "switch.voq.per_output_buffers=true"], "switch.voq.per_output_buffers", "which would ignore them"),
         (&["cc.mechanism=\"ibcc\"", "cc.ibcc.threshold=16"], "cc.ibcc.threshold", "0 (off) to 15"),
         (&["cc.mechanism=\"ibcc\"", "cc.ibcc.ccti_min=10", "cc.ibcc.ccti_limit=5"], "cc.ibcc.ccti_min", "ccti_limit"),
         (&["cc.mechanism=\"ibcc\"", "cc.ibcc.cct=[0.0, 1.0]"], "cc.ibcc.cct", "at least 128"),

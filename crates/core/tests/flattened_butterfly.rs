@@ -81,6 +81,11 @@ fn saturated_traffic_does_not_deadlock_under_any_routing_and_mechanism() {
     for routing in ["minimal", "valiant", "ugal"] {
         let base = format!("{}[routing]\nalgorithm = \"{routing}\"\n", fb(4, 2, 4));
         assert_saturated_runs_flow(&base, &["pattern = \"uniform\"", "pattern = \"shift\"\nshift = 4"], 30_000);
+        // With a buffer per output port (lookahead routing), under every mechanism that runs
+        // on them (Santos' full-buffer marking needs whole buffers).
+        let per_output = format!("{base}[switch.voq]\nper_output_buffers = true\n");
+        let mechanisms: Vec<&str> = lossless_core::cc::registry::NAMES.iter().copied().filter(|&m| m != "santos").collect();
+        assert_saturated_runs_flow_under(&per_output, &["pattern = \"uniform\"", "pattern = \"shift\"\nshift = 4"], 30_000, &mechanisms);
     }
 }
 

@@ -193,3 +193,62 @@ message = { kind = "fixed", packets = 2 }
     };
     assert_close("oldest first vs round-robin", accepted("oldest_first"), accepted("round_robin"), 0.05);
 }
+
+// Per-output buffers (`[switch.voq] per_output_buffers`, the CBCM paper's routers, §V-A): the
+// same flows one switch further. A, B and C are on S1; H and D on S2. Sharing S2's input buffer
+// from S1, packets for the slow link to H fill it and A's packets for D wait for its credits;
+// with a buffer per output at that input they do not.
+const BEHIND_A_LINK: &str = r#"
+[simulation]
+seed = 1
+warmup_ns = 100_000
+measure_ns = 1_000_000
+
+[topology]
+kind = "explicit"
+hosts = ["A", "B", "C", "H", "D"]
+switches = ["S1", "S2"]
+latency_ns = 10
+links = [
+  { a = "A", b = "S1" }, { a = "B", b = "S1" }, { a = "C", b = "S1" }, { a = "S1", b = "S2" },
+  { a = "H", b = "S2", bandwidth_gbps = 1 }, { a = "D", b = "S2" },
+]
+
+[switch]
+input_buffer_packets = 8
+
+[[traffic]]
+name = "B"
+pattern = "flow"
+src = "B"
+dest = "H"
+greedy = true
+
+[[traffic]]
+name = "C"
+pattern = "flow"
+src = "C"
+dest = "H"
+greedy = true
+
+[[traffic]]
+name = "A_cold"
+pattern = "flow"
+src = "A"
+dest = "D"
+load = 0.9
+arrival = "periodic"
+"#;
+
+#[test]
+fn per_output_buffers_keep_a_congested_output_from_blocking_the_link_before_it() {
+    let run_with = |per_output: bool| run_config(&config_with(BEHIND_A_LINK, &[&format!("switch.voq.per_output_buffers={per_output}")]));
+    let (shared, own) = (run_with(false), run_with(true));
+    assert!(shared.classes["A_cold"].accepted < 0.5, "shared buffers: A to D {}", shared.classes["A_cold"].accepted);
+    assert_close("per-output buffers: A to D", own.classes["A_cold"].accepted, 0.9, 0.01);
+    // H's link stays full either way: the flows to it share 1 Gb/s of B's and C's 10.
+    let to_h = |s: &lossless_core::Summary| s.classes["B"].accepted + s.classes["C"].accepted;
+    assert_close("to H, per-output vs shared", to_h(&own), to_h(&shared), 0.005);
+    // B and C take that buffer's credits in turn.
+    assert_close("per-output buffers: B vs C", own.classes["B"].accepted, own.classes["C"].accepted, 0.002);
+}

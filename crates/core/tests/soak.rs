@@ -1,7 +1,7 @@
 //! A randomized soak: every shipped example under every mechanism, with seeds, switch options
-//! and window lengths drawn from a seeded stream, each run short and checked for the lossless
-//! invariants (conservation, credits, capacities) and for deadlock (`common::run_config`).
-//! Deterministic, so a failure names a case that reproduces.
+//! (input queues, shared or per-output buffers, arbitration) and window lengths drawn from a
+//! seeded stream, each run short and checked for the lossless invariants (conservation, credits,
+//! capacities) and for deadlock (`common::run_config`). Deterministic, so a failure names a case that reproduces.
 
 mod common;
 use common::{example, run_config, running};
@@ -35,16 +35,22 @@ fn every_example_under_every_mechanism_keeps_the_invariants() {
         let routings: &[&str] = if file.starts_with("cbcm/") || file.starts_with("dragonfly/") { &["minimal", "valiant", "ugal"] } else { &["auto"] };
         for mechanism in MECHANISMS {
             for _ in 0..DRAWS {
-                let overrides = [
+                let queues = QUEUES[rng.random_range(0..QUEUES.len())];
+                // Santos' full-buffer marking needs whole input buffers (refused otherwise).
+                let per_output = rng.random_range(0..2u32) == 1 && queues == "voq" && *mechanism != "santos";
+                let mut overrides = vec![
                     format!("routing.algorithm=\"{}\"", routings[rng.random_range(0..routings.len())]),
                     format!("simulation.seed={}", rng.random_range(1..1_000u32)),
                     format!("simulation.warmup_ns={}", rng.random_range(0..5u32) * 1_000),
                     format!("simulation.measure_ns={}", rng.random_range(3..40u32) * 1_000),
-                    format!("switch.input_queues=\"{}\"", QUEUES[rng.random_range(0..QUEUES.len())]),
+                    format!("switch.input_queues=\"{queues}\""),
                     format!("switch.arbitration=\"{}\"", ["round_robin", "oldest_first"][rng.random_range(0..2usize)]),
                     format!("nic.arbitration=\"{}\"", ["round_robin", "oldest_first"][rng.random_range(0..2usize)]),
                     format!("switch.input_buffer_packets={}", [1, 2, 4, 16][rng.random_range(0..4usize)]),
                 ];
+                if per_output {
+                    overrides.push("switch.voq.per_output_buffers=true".into());
+                }
                 let cfg = Config::from_table(running(&text, mechanism), &overrides).unwrap_or_else(|e| panic!("{file} {overrides:?}: {e}"));
                 // Panics (invariant, deadlock) name the run through the message of the case.
                 let case = format!("{file} {overrides:?}");

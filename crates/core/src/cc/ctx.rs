@@ -70,6 +70,7 @@ impl<H> Ctx<'_, H> {
             queued: 0,
             out_port: PortId(0),
             leg: Leg::START,
+            ahead: None,
             marked: false,
             hdr,
             uid: 0,

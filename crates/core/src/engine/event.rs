@@ -4,8 +4,9 @@ use crate::ids::{ChannelId, NodeId, PacketId, PortId, SwitchId, Vc};
 
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
-    /// Credits for `bytes` of buffer reach the upstream end of channel `ch`.
-    Credit { ch: ChannelId, vc: Vc, bytes: u32 },
+    /// Credits for `bytes` of buffer `pool` (`OutputVc::credits`) reach the upstream end of
+    /// channel `ch`.
+    Credit { ch: ChannelId, vc: Vc, pool: u8, bytes: u32 },
     /// Channel `ch` finished serializing a packet (or a deferred start is due).
     LinkFree { ch: ChannelId },
     /// The crossbar finished moving a packet's tail (`bytes` on `vc`) from input `inp` to output

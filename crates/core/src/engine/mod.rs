@@ -243,7 +243,7 @@ mod tests {
         let mut q = EventQueue::default();
         q.push(5, Event::NicWake { node: NodeId(2) });
         q.push(5, Event::NicWake { node: NodeId(1) });
-        q.push(5, Event::Credit { ch: ChannelId(9), vc: 0, bytes: 1 });
+        q.push(5, Event::Credit { ch: ChannelId(9), vc: 0, pool: 0, bytes: 1 });
         q.push(3, Event::NicWake { node: NodeId(7) });
         let order: Vec<_> = std::iter::from_fn(|| q.pop_before(Time::MAX)).collect();
         assert_eq!(order[0].0, 3);

@@ -10,7 +10,7 @@
 
 use super::Sim;
 use crate::cc::Mechanism;
-use crate::ids::{ChannelId, Endpoint};
+use crate::ids::{ChannelId, Endpoint, PortId};
 use crate::routing::cycles::first_cycle;
 use crate::switch::queues::Queueing;
 use crate::time::{ns_from_ps, Time};
@@ -82,13 +82,27 @@ impl<M: Mechanism> Sim<M> {
         })
     }
 
-    /// Switch output channels whose head packet, on some VC, lacks the credits to leave.
+    /// Switch output channels with a packet that lacks the credits to go on: the head of an
+    /// output VC's buffer, or, where credits are taken at the crossbar (per-output buffers
+    /// downstream), a packet requesting the output.
     fn blocked_channels(&self) -> Vec<ChannelId> {
         let mut out = Vec::new();
         for (s, sw) in self.switches.iter().enumerate() {
             for (p, o) in sw.outputs.iter().enumerate() {
-                let waits = o.vcs.iter().any(|v| v.fifo.front().is_some_and(|&pkt| v.credits < self.slab.get(pkt).bytes));
-                if waits {
+                let lacks = |v: &crate::switch::OutputVc, pkt: crate::ids::PacketId| v.credits[v.pool(self.slab.get(pkt))] < self.slab.get(pkt).bytes;
+                let at_output = o.vcs.iter().any(|v| !v.pooled && v.fifo.front().is_some_and(|&pkt| lacks(v, pkt)));
+                let at_crossbar = || {
+                    sw.inputs.iter().enumerate().any(|(i, vcs)| {
+                        vcs.iter().enumerate().any(|(vc, ivc)| {
+                            o.req[vc] >> i & 1 == 1
+                                && ivc.queues.head(PortId::new(p)).is_some_and(|pkt| {
+                                    let v = &o.vcs[self.out_vc(self.slab.get(pkt)) as usize];
+                                    v.pooled && lacks(v, pkt)
+                                })
+                        })
+                    })
+                };
+                if at_output || at_crossbar() {
                     out.push(self.topo.switches[s].ports[p].out);
                 }
             }

@@ -2,8 +2,10 @@
 //! [`Sim::check_invariants`] at the end of every run):
 //! - conservation: every injected data packet is delivered, dropped (and counted), or still
 //!   somewhere in the network: an input queue, an output buffer, or on a link;
-//! - credits: for every channel and VC, the upstream's credits + bytes on the link + bytes in
-//!   the downstream buffer + credits travelling back = the downstream buffer's capacity;
+//! - credits: for every channel, VC and downstream buffer (one, or one per output port with
+//!   per-output buffers), the upstream's credits + bytes it granted the crossbar but has not sent
+//!   (per-output buffers only: their credits are taken at the crossbar) + bytes on the link +
+//!   bytes in the downstream buffer + credits travelling back = the buffer's capacity;
 //! - no buffer ever held more than its capacity (high-water marks);
 //! - a bypass FIFO's arrival order lists exactly its queued packets, and its input is pinned
 //!   exactly when its head has been bypassed the limit of times;
@@ -17,16 +19,18 @@ use crate::engine::Event;
 use crate::ids::{Endpoint, PacketId};
 use crate::packet::PacketKind;
 use crate::switch::queues::Queueing;
+use std::collections::HashMap;
 
 impl<M: Mechanism> Sim<M> {
     pub fn check_invariants(&self) -> Result<(), String> {
         let nv = self.vcs.len();
-        let nch = self.topo.channels.len();
-        // Bytes per (channel, VC) on the link and in returning credits.
-        let mut on_link = vec![0u64; nch * nv];
+        // Bytes per (channel, VC, downstream buffer) on the link, in returning credits, and
+        // (per-output buffers) granted upstream but not yet sent.
+        let mut on_link: HashMap<(usize, usize, u8), u64> = HashMap::new();
+        let mut credits_back: HashMap<(usize, usize, u8), u64> = HashMap::new();
+        let mut reserved: HashMap<(usize, usize, u8), u64> = HashMap::new();
         // Per (switch, output, VC): bytes routed there and still in input buffers.
         let mut routed: Vec<Vec<u64>> = self.switches.iter().map(|sw| vec![0; sw.outputs.len() * nv]).collect();
-        let mut credits_back = vec![0u64; nch * nv];
         let mut data_in_network = 0u64;
         let mut control_in_network = 0u64;
         let mut count = |kind: PacketKind| match kind {
@@ -37,10 +41,10 @@ impl<M: Mechanism> Sim<M> {
             match *ev {
                 Event::HeadArrive { ch, pkt } | Event::Deliver { ch, pkt } => {
                     let p = self.slab.get(pkt);
-                    on_link[ch.idx() * nv + p.vc as usize] += p.bytes as u64;
+                    *on_link.entry((ch.idx(), p.vc as usize, self.pool_of(ch, p))).or_default() += p.bytes as u64;
                     count(p.kind);
                 }
-                Event::Credit { ch, vc, bytes } => credits_back[ch.idx() * nv + vc as usize] += bytes as u64,
+                Event::Credit { ch, vc, pool, bytes } => *credits_back.entry((ch.idx(), vc as usize, pool)).or_default() += bytes as u64,
                 Event::XbarDone { sw, out, vc, bytes, .. } => routed[sw.idx()][out.idx() * nv + vc as usize] += bytes as u64,
                 _ => {}
             }
@@ -76,8 +80,12 @@ impl<M: Mechanism> Sim<M> {
                     if ovc.peak > self.p.out_cap {
                         return Err(format!("switch {s} output {port} VC {vc} held {} bytes, capacity {}", ovc.peak, self.p.out_cap));
                     }
+                    let ch = self.topo.switches[s].ports[port].out.idx();
                     for &pkt in &ovc.fifo {
                         count(self.slab.get(pkt).kind);
+                        if ovc.pooled {
+                            *reserved.entry((ch, vc, ovc.pool(self.slab.get(pkt)) as u8)).or_default() += self.slab.get(pkt).bytes as u64;
+                        }
                     }
                     if o.queued[vc] as u64 != routed[s][port * nv + vc] {
                         return Err(format!(
@@ -106,24 +114,39 @@ impl<M: Mechanism> Sim<M> {
         }
         for (ch, c) in self.topo.channels.iter().enumerate() {
             for vc in 0..nv {
-                let credits = match c.from {
-                    Endpoint::Host(n) => self.nics[n.idx()].credits[vc],
-                    Endpoint::Switch(s, p) => self.switches[s.idx()].outputs[p.idx()].vcs[vc].credits,
-                } as u64;
-                let buffered = match c.to {
-                    Endpoint::Host(_) => 0,
-                    Endpoint::Switch(s, p) => self.switches[s.idx()].inputs[p.idx()][vc].bytes as u64,
+                let credits: &[u32] = match c.from {
+                    Endpoint::Host(n) => std::slice::from_ref(&self.nics[n.idx()].credits[vc]),
+                    Endpoint::Switch(s, p) => &self.switches[s.idx()].outputs[p.idx()].vcs[vc].credits,
                 };
-                let i = ch * nv + vc;
-                let total = credits + on_link[i] + buffered + credits_back[i];
-                if total != self.p.in_cap as u64 {
-                    return Err(format!(
-                        "credits on channel {} ({}) VC {vc}: {credits} held + {} on the link + {buffered} buffered + {} returning = {total}, capacity {}",
-                        ch, c.name, on_link[i], credits_back[i], self.p.in_cap
-                    ));
+                for (pool, &held) in credits.iter().enumerate() {
+                    let key = (ch, vc, pool as u8);
+                    let buffered = match c.to {
+                        Endpoint::Host(_) => 0,
+                        Endpoint::Switch(s, p) => {
+                            let ivc = &self.switches[s.idx()].inputs[p.idx()][vc];
+                            ivc.pools.get(pool).copied().unwrap_or(ivc.bytes) as u64
+                        }
+                    };
+                    let [link, back, granted] = [&on_link, &credits_back, &reserved].map(|m| m.get(&key).copied().unwrap_or(0));
+                    let total = held as u64 + granted + link + buffered + back;
+                    if total != self.p.in_cap as u64 {
+                        return Err(format!(
+                            "credits on channel {} ({}) VC {vc} buffer {pool}: {held} held + {granted} granted + {link} on the link + {buffered} buffered + {back} returning = {total}, capacity {}",
+                            ch, c.name, self.p.in_cap
+                        ));
+                    }
                 }
             }
         }
         Ok(())
+    }
+
+    /// The downstream buffer a packet on channel `ch` takes: its lookahead port where the
+    /// channel's VC has per-output buffers, else the one buffer.
+    fn pool_of(&self, ch: crate::ids::ChannelId, p: &crate::packet::Packet<M::Header>) -> u8 {
+        match self.topo.channels[ch.idx()].from {
+            Endpoint::Switch(s, port) => self.switches[s.idx()].outputs[port.idx()].vcs[p.vc as usize].pool(p) as u8,
+            Endpoint::Host(_) => 0,
+        }
     }
 }

@@ -21,6 +21,10 @@ const PORT_VC_BYTES: f64 = 241.0;
 /// Per pair of ports: a VOQ of the data VC; and per pair and VC, the VOQ byte counters.
 const PORT_PAIR_BYTES: f64 = 14.5;
 const PORT_PAIR_VC_BYTES: f64 = 1.66;
+/// Per pair of ports and VC with per-output buffers (`[switch.voq] per_output_buffers`): the
+/// buffer's byte count, and upstream its credits and round-robin turn (4 + 4 + 1 bytes, counted
+/// on every port: an upper bound, host ports have none).
+const PORT_PAIR_POOL_BYTES: f64 = 9.0;
 /// The program itself.
 const BASE_BYTES: f64 = 16.0 * 1024.0 * 1024.0;
 /// What a run adds to the network as built.
@@ -35,8 +39,14 @@ pub fn estimate_bytes(cfg: &Config, mech_vcs: usize) -> f64 {
     let v = (mech_vcs * crate::routing::Routing::phases(&cfg.routing, &cfg.topology) as usize) as f64;
     let sum_p: f64 = ports.iter().map(|&p| p as f64).sum();
     let sum_p2: f64 = ports.iter().map(|&p| (p as f64).powi(2)).sum();
-    let network =
-        HOST_BYTES * hosts as f64 + SWITCH_BYTES * ports.len() as f64 + PORT_VC_BYTES * sum_p * v + PORT_PAIR_BYTES * sum_p2 + PORT_PAIR_VC_BYTES * sum_p2 * v;
+    let pools =
+        if crate::switch::queues::Spec::of_data_vcs(&cfg.switch).is_ok_and(|q| q.per_output_buffers()) { PORT_PAIR_POOL_BYTES * sum_p2 * v } else { 0.0 };
+    let network = HOST_BYTES * hosts as f64
+        + SWITCH_BYTES * ports.len() as f64
+        + PORT_VC_BYTES * sum_p * v
+        + PORT_PAIR_BYTES * sum_p2
+        + PORT_PAIR_VC_BYTES * sum_p2 * v
+        + pools;
     // Explicit topologies route by a table of one port per switch and destination.
     let table = if matches!(cfg.topology, TopologyConfig::Explicit { .. }) { ports.len() as f64 * hosts as f64 * 2.0 } else { 0.0 };
     let s = &cfg.simulation;

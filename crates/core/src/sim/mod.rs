@@ -261,8 +261,22 @@ impl<M: Mechanism> Sim<M> {
         let out_cap = cfg.switch.output_buffer_bytes(&cfg.nic);
         let seed = cfg.simulation.seed;
         let (nv, mech_vcs) = (vcs.len(), classes.len());
-        let switches =
-            topo.switches.iter().enumerate().map(|(s, node)| Switch::new(node.ports.len(), &vcs, |_| in_cap, stream(seed, Family::Switch, s as u64))).collect();
+        if data_queue.per_output_buffers() && M::HOOKS.input_full {
+            return Err(ConfigError::new(
+                "switch.voq.per_output_buffers",
+                format!("`{}` reacts to a whole input buffer filling, which per-output buffers do not have: set it to false", mech.name()),
+            ));
+        }
+        let neighbour = |node: &crate::topology::SwitchNode, p: PortId| match topo.channels[node.ports[p.idx()].out.idx()].to {
+            Endpoint::Switch(n, _) => Some(topo.switches[n.idx()].ports.len()),
+            Endpoint::Host(_) => None,
+        };
+        let switches = topo
+            .switches
+            .iter()
+            .enumerate()
+            .map(|(s, node)| Switch::new(node.ports.len(), &vcs, in_cap, |p| neighbour(node, p), stream(seed, Family::Switch, s as u64)))
+            .collect();
         let nics = (0..topo.hosts()).map(|h| Nic::new(topo.host_out[h], topo.host_in[h], vec![in_cap; nv])).collect();
         // A switch's crossbar runs at `speedup` times its fastest port, for every output: with
         // mixed link rates (the thesis' testbed) a slow input must not throttle a fast link.
@@ -393,13 +407,18 @@ impl<M: Mechanism> Sim<M> {
 
     fn dispatch(&mut self, ev: Event) {
         match ev {
-            Event::Credit { ch, vc, bytes } => match self.topo.channels[ch.idx()].from {
+            Event::Credit { ch, vc, pool, bytes } => match self.topo.channels[ch.idx()].from {
                 Endpoint::Host(n) => {
                     self.nics[n.idx()].credits[vc as usize] += bytes;
                     self.try_inject(n);
                 }
                 Endpoint::Switch(s, p) => {
-                    self.switches[s.idx()].outputs[p.idx()].vcs[vc as usize].credits += bytes;
+                    let ovc = &mut self.switches[s.idx()].outputs[p.idx()].vcs[vc as usize];
+                    ovc.credits[pool as usize] += bytes;
+                    // Per-output buffers: credits are taken at the crossbar, where a packet may wait for them.
+                    if ovc.pooled {
+                        self.try_allocate(s, p);
+                    }
                     self.try_link(s, p);
                 }
             },

@@ -251,6 +251,7 @@ impl<M: Mechanism> Sim<M> {
             queued: 0,
             out_port: PortId(0),
             leg: Leg::START,
+            ahead: None,
             marked: false,
             hdr: M::Header::default(),
             uid: self.next_uid,
@@ -331,7 +332,7 @@ impl<M: Mechanism> Sim<M> {
     pub(super) fn deliver(&mut self, ch: ChannelId, pkt: PacketId) {
         let Endpoint::Host(node) = self.topo.channels[ch.idx()].to else { unreachable!("delivery is to a host") };
         let p = *self.slab.get(pkt);
-        self.events.push(self.now + self.topo.channels[ch.idx()].latency, Event::Credit { ch, vc: p.vc, bytes: p.bytes });
+        self.events.push(self.now + self.topo.channels[ch.idx()].latency, Event::Credit { ch, vc: p.vc, pool: 0, bytes: p.bytes });
         match p.kind {
             PacketKind::Data => {
                 // Mechanisms see every arrival (a duplicate still gets its ACK); statistics

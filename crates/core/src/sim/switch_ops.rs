@@ -22,11 +22,10 @@ impl<M: Mechanism> Sim<M> {
         let Endpoint::Switch(s, port) = self.topo.channels[ch.idx()].to else { unreachable!("packets for hosts are delivered, not head-arrived") };
         let rate = self.topo.channels[ch.idx()].rate;
         let now = self.now;
-        let sw = &mut self.switches[s.idx()];
         let p = self.slab.get_mut(pkt);
         p.head_in = now - self.p.router_latency;
         p.tail_in = p.head_in + rate.serialization(p.bytes);
-        p.out_port = self.routing.route(s, p.dst, &mut p.leg, &sw.outputs, &mut sw.rng);
+        self.route_here(s, pkt);
         if M::HOOKS.switch_arrival {
             let mut copy = *self.slab.get(pkt);
             let mut ctx = mech_ctx!(self);
@@ -37,7 +36,7 @@ impl<M: Mechanism> Sim<M> {
         let (vc, bytes, out) = (p.vc, p.bytes, p.out_port);
         let sw = &mut self.switches[s.idx()];
         let is_head = sw.enqueue(port, vc, out, pkt, bytes);
-        if M::HOOKS.input_full && sw.inputs[port.idx()][vc as usize].bytes + self.p.data_bytes > self.p.in_cap {
+        if M::HOOKS.input_full && sw.inputs[port.idx()][vc as usize].held(out) + self.p.data_bytes > self.p.in_cap {
             let tail = self.slab.get(pkt).tail_in.max(now);
             self.events.push(tail, Event::TailIn { sw: s, port, vc });
         }
@@ -65,23 +64,48 @@ impl<M: Mechanism> Sim<M> {
     pub(super) fn local_inject(&mut self, s: SwitchId, pkt: PacketId) {
         let port = PortId::new(self.switches[s.idx()].ports);
         let now = self.now;
-        let sw = &mut self.switches[s.idx()];
         let p = self.slab.get_mut(pkt);
         p.head_in = now.saturating_sub(self.p.router_latency);
         p.tail_in = now;
-        p.out_port = self.routing.route(s, p.dst, &mut p.leg, &sw.outputs, &mut sw.rng);
+        self.route_here(s, pkt);
+        let p = self.slab.get(pkt);
         let (vc, bytes, out) = (p.vc, p.bytes, p.out_port);
         if self.switches[s.idx()].enqueue(port, vc, out, pkt, bytes) {
             self.request(s, port, pkt);
         }
     }
 
-    /// Returns `bytes` of credit for input `port` upstream, once the tail has left (at `at`).
-    /// The local input has no upstream.
-    fn return_credit(&mut self, s: SwitchId, port: PortId, vc: Vc, bytes: u32, at: crate::time::Time) {
+    /// Routes `pkt` at switch `s`: to the port the switch before chose for it (lookahead), else
+    /// now. If it leaves on a VC whose next buffers are per output port, routes it at the next
+    /// switch too, with that switch's state now, so that it knows which buffer to take credits
+    /// for (BookSim's lookahead routing; adaptive routings decide at the first switch, which
+    /// routes on arrival).
+    fn route_here(&mut self, s: SwitchId, pkt: PacketId) {
+        let p = self.slab.get_mut(pkt);
+        let sw = &mut self.switches[s.idx()];
+        match p.ahead.take() {
+            Some((port, leg)) => (p.out_port, p.leg) = (port, leg),
+            None => p.out_port = self.routing.route(s, p.dst, &mut p.leg, &sw.outputs, &mut sw.rng),
+        }
+        let out_vc = p.leg.phase as usize * self.mech_vcs + p.vc as usize % self.mech_vcs;
+        if !sw.outputs[p.out_port.idx()].vcs[out_vc].pooled {
+            return;
+        }
+        let Endpoint::Switch(n, _) = self.topo.channels[self.topo.switches[s.idx()].ports[p.out_port.idx()].out.idx()].to else {
+            unreachable!("only ports facing a switch have per-output buffers downstream")
+        };
+        let next = &mut self.switches[n.idx()];
+        let mut leg = p.leg;
+        let port = self.routing.route(n, p.dst, &mut leg, &next.outputs, &mut next.rng);
+        p.ahead = Some((port, leg));
+    }
+
+    /// Returns `bytes` of credit for buffer `pool` of input `port` upstream, once the tail has
+    /// left (at `at`). The local input has no upstream.
+    fn return_credit(&mut self, s: SwitchId, port: PortId, vc: Vc, pool: u8, bytes: u32, at: crate::time::Time) {
         if let Some(p) = self.topo.switches[s.idx()].ports.get(port.idx()) {
             let inp = p.inp;
-            self.events.push(at + self.topo.channels[inp.idx()].latency, Event::Credit { ch: inp, vc, bytes });
+            self.events.push(at + self.topo.channels[inp.idx()].latency, Event::Credit { ch: inp, vc, pool, bytes });
         }
     }
 
@@ -92,7 +116,7 @@ impl<M: Mechanism> Sim<M> {
 
     /// The VC `p` leaves its switch on: its mechanism VC in the phase its route has reached.
     #[inline]
-    fn out_vc(&self, p: &Packet<M::Header>) -> Vc {
+    pub(super) fn out_vc(&self, p: &Packet<M::Header>) -> Vc {
         (p.leg.phase as usize * self.mech_vcs + p.vc as usize % self.mech_vcs) as Vc
     }
 
@@ -165,8 +189,10 @@ impl<M: Mechanism> Sim<M> {
         let next = self.take_head(s, port, p.vc, p.out_port, pkt);
         let sw = &mut self.switches[s.idx()];
         sw.outputs[p.out_port.idx()].queued[p.vc as usize] -= p.bytes;
-        sw.inputs[port.idx()][p.vc as usize].bytes -= p.bytes;
-        self.return_credit(s, port, p.vc, p.bytes, self.now.max(p.tail_in));
+        let ivc = &mut sw.inputs[port.idx()][p.vc as usize];
+        ivc.release(p.bytes, p.out_port);
+        let pool = ivc.pool(p.out_port);
+        self.return_credit(s, port, p.vc, pool, p.bytes, self.now.max(p.tail_in));
         if p.kind == PacketKind::Data {
             self.stats.counters.dropped += 1;
             self.copies.dropped(p.uid);
@@ -231,6 +257,7 @@ impl<M: Mechanism> Sim<M> {
                     }
                 }
                 let head = |i: u32| sw.inputs[i as usize][vc as usize].queues.head(out).expect("a request has a head packet");
+                let requesters = cand;
                 let start = o.rr[vc as usize] as u32;
                 // Output VCs whose turn went to a packet without room: they take no other first.
                 let mut blocked = 0u64;
@@ -254,7 +281,11 @@ impl<M: Mechanism> Sim<M> {
                     if blocked & 1 << ovc != 0 {
                         continue;
                     }
-                    if o.vcs[ovc as usize].bytes + p.bytes <= self.p.out_cap {
+                    let v = &o.vcs[ovc as usize];
+                    if v.pooled && !self.pool_turn(v, ovc, requesters, &head, i, p) {
+                        continue;
+                    }
+                    if v.bytes + p.bytes <= self.p.out_cap {
                         return Some((i, vc, pkt, (k + o.vc_rr as usize + 1) % g));
                     }
                     blocked |= 1 << ovc;
@@ -262,6 +293,29 @@ impl<M: Mechanism> Sim<M> {
             }
         }
         None
+    }
+
+    /// Whether input `i`'s packet `p` may take its downstream buffer's credits on output VC `v`
+    /// (`ovc`): there are enough, and no input before `i` in that buffer's round-robin order
+    /// among `requesters` (whose heads `head` gives) waits for the same buffer.
+    fn pool_turn(&self, v: &crate::switch::OutputVc, ovc: Vc, requesters: u64, head: &impl Fn(u32) -> PacketId, i: PortId, p: &Packet<M::Header>) -> bool {
+        let pool = v.pool(p);
+        if v.credits[pool] < p.bytes {
+            return false;
+        }
+        let mut rest = requesters;
+        while rest != 0 {
+            let j = next_from(rest, v.turn[pool] as u32);
+            if j == i.0 as u32 {
+                return true;
+            }
+            rest &= !(1 << j);
+            let q = self.slab.get(head(j));
+            if self.out_vc(q) == ovc && v.pool(q) == pool {
+                return false;
+            }
+        }
+        unreachable!("input {i:?} is among the requesters")
     }
 
     /// The VCs of `reach` whose output buffer at `o` has no room for `bytes` more.
@@ -303,6 +357,11 @@ impl<M: Mechanism> Sim<M> {
         let p = self.slab.get_mut(pkt);
         p.vc = out_vc;
         let ovc = &mut o.vcs[out_vc as usize];
+        if ovc.pooled {
+            let pool = ovc.pool(p);
+            ovc.credits[pool] -= p.bytes;
+            ovc.turn[pool] = ((i.idx() + 1) % inputs) as u8;
+        }
         ovc.fifo.push_back(pkt);
         ovc.bytes += p.bytes;
         ovc.peak = ovc.peak.max(ovc.bytes);
@@ -329,8 +388,9 @@ impl<M: Mechanism> Sim<M> {
         }
         sw.outputs[out.idx()].queued[vc as usize] -= bytes;
         let ivc = &mut sw.inputs[i.idx()][vc as usize];
-        ivc.bytes -= bytes;
-        self.return_credit(s, i, vc, bytes, self.now);
+        ivc.release(bytes, out);
+        let pool = ivc.pool(out);
+        self.return_credit(s, i, vc, pool, bytes, self.now);
         // The input is free again. A bypass FIFO offers its head first (FIFO order), then
         // `out` takes its next input, then the input's other outputs, starting after `out` so
         // that none is favoured.
@@ -392,7 +452,7 @@ impl<M: Mechanism> Sim<M> {
                 let ovc = &o.vcs[vc as usize];
                 let Some(&pkt) = ovc.fifo.front() else { continue };
                 let p = self.slab.get(pkt);
-                if ovc.credits < p.bytes {
+                if !ovc.pooled && ovc.credits[0] < p.bytes {
                     continue;
                 }
                 chosen = Some((vc, pkt, p.bytes, p.tail_in));
@@ -417,10 +477,13 @@ impl<M: Mechanism> Sim<M> {
         }
         let ovc = &mut o.vcs[vc as usize];
         ovc.fifo.pop_front();
-        ovc.credits -= bytes;
+        let pool = ovc.pool(self.slab.get(pkt));
+        if !ovc.pooled {
+            ovc.credits[0] -= bytes;
+        }
         let mut view = OutputView {
             queued_bytes: queued,
-            downstream_credits: ovc.credits,
+            downstream_credits: ovc.credits[pool],
             buffer_bytes: self.p.in_cap,
             to_host: matches!(to, Endpoint::Host(_)),
             voq_max_bytes: queued,

@@ -25,7 +25,12 @@ pub struct InputVc {
     pub queued: u32,
     /// Bytes held (from head arrival until the tail has crossed the crossbar).
     pub bytes: u32,
-    /// High-water mark, checked against the capacity by the invariant checks.
+    /// Per output port: the bytes held in that virtual output queue's own buffer
+    /// (`[switch.voq] per_output_buffers`, inputs fed by a switch); empty when the input's
+    /// queues share one buffer.
+    pub pools: Vec<u32>,
+    /// High-water mark of a buffer (the shared one, or the fullest own one), checked against the
+    /// capacity by the invariant checks.
     pub peak: u32,
 }
 
@@ -35,7 +40,10 @@ impl InputVc {
     pub fn push(&mut self, pkt: PacketId, bytes: u32, out: PortId) -> bool {
         self.queued += bytes;
         self.bytes += bytes;
-        self.peak = self.peak.max(self.bytes);
+        if let Some(pool) = self.pools.get_mut(out.idx()) {
+            *pool += bytes;
+        }
+        self.peak = self.peak.max(self.held(out));
         self.queues.push(pkt, out)
     }
 
@@ -45,6 +53,28 @@ impl InputVc {
         self.queued -= bytes;
         self.queues.pop(pkt, out)
     }
+
+    /// The tail of a packet of `bytes` for output `out` has left the buffer.
+    pub fn release(&mut self, bytes: u32, out: PortId) {
+        self.bytes -= bytes;
+        if let Some(pool) = self.pools.get_mut(out.idx()) {
+            *pool -= bytes;
+        }
+    }
+
+    /// Bytes held in the buffer a packet for output `out` takes.
+    pub fn held(&self, out: PortId) -> u32 {
+        self.pools.get(out.idx()).copied().unwrap_or(self.bytes)
+    }
+
+    /// Which of the upstream's credit counters a packet for output `out` returns to.
+    pub fn pool(&self, out: PortId) -> u8 {
+        if self.pools.is_empty() {
+            0
+        } else {
+            out.0 as u8
+        }
+    }
 }
 
 pub struct OutputVc {
@@ -52,8 +82,34 @@ pub struct OutputVc {
     /// Bytes reserved (from crossbar grant until the tail has left on the link).
     pub bytes: u32,
     pub peak: u32,
-    /// Free bytes in the downstream input buffer for this VC.
-    pub credits: u32,
+    /// Free bytes in the downstream input buffers for this VC: one counter per buffer, so one
+    /// per output port of the next switch when its virtual output queues have buffers of their
+    /// own (indexed by the packet's `ahead` port), else one.
+    pub credits: Vec<u32>,
+    /// The downstream buffers are per output port: a packet takes its credits when it is granted
+    /// the crossbar (as a BookSim VC allocator grants an output VC only with buffer room), so
+    /// the output buffer never holds a packet waiting for credits behind which others wait.
+    pub pooled: bool,
+    /// Per downstream buffer (when `pooled`): the input whose packet for it goes first next
+    /// time, so that inputs take a buffer's credits in turn (BookSim allocates each output VC
+    /// with an arbiter of its own).
+    pub turn: Vec<u8>,
+}
+
+impl OutputVc {
+    /// Which credit counter `pkt` draws on.
+    #[inline]
+    pub fn pool<H>(&self, p: &crate::packet::Packet<H>) -> usize {
+        match (self.pooled, p.ahead) {
+            (true, Some((port, _))) => port.idx(),
+            _ => 0,
+        }
+    }
+
+    /// Downstream bytes in use (credits taken and not returned) when each buffer holds `capacity`.
+    pub fn in_use(&self, capacity: u32) -> u32 {
+        self.credits.iter().map(|c| capacity - c).sum()
+    }
 }
 
 pub struct Output {
@@ -88,7 +144,7 @@ impl Output {
     /// switch's input buffers, in its output buffer and downstream (credits in use), over all
     /// VCs.
     pub fn load_bytes(&self) -> u32 {
-        self.vcs.iter().zip(&self.queued).map(|(v, q)| q + v.bytes + self.downstream_bytes - v.credits).sum()
+        self.vcs.iter().zip(&self.queued).map(|(v, q)| q + v.bytes + v.in_use(self.downstream_bytes)).sum()
     }
 }
 
@@ -112,13 +168,35 @@ pub struct Switch {
 }
 
 impl Switch {
-    pub fn new(ports: usize, vcs: &[VcSpec], downstream_credits: impl Fn(PortId) -> u32, rng: Stream) -> Switch {
-        let inputs = (0..=ports).map(|_| vcs.iter().map(|v| InputVc { queues: v.queue.build(ports), queued: 0, bytes: 0, peak: 0 }).collect()).collect();
+    /// A switch with `ports` ports whose input buffers (each VC's) take `capacity` bytes.
+    /// `neighbour(p)` is the number of ports of the switch at the far end of port `p`, `None`
+    /// for a host: a VC with per-output buffers has them only at inputs fed by a switch.
+    pub fn new(ports: usize, vcs: &[VcSpec], capacity: u32, neighbour: impl Fn(PortId) -> Option<usize>, rng: Stream) -> Switch {
+        let pooled = |v: &VcSpec, p: usize| p < ports && v.queue.per_output_buffers() && neighbour(PortId::new(p)).is_some();
+        let inputs = (0..=ports)
+            .map(|p| {
+                vcs.iter()
+                    .map(|v| InputVc { queues: v.queue.build(ports), queued: 0, bytes: 0, pools: vec![0; if pooled(v, p) { ports } else { 0 }], peak: 0 })
+                    .collect()
+            })
+            .collect();
         let outputs = (0..ports)
-            .map(|p| downstream_credits(PortId::new(p)))
-            .map(|credits| Output {
-                vcs: vcs.iter().map(|_| OutputVc { fifo: VecDeque::new(), bytes: 0, peak: 0, credits }).collect(),
-                downstream_bytes: credits,
+            .map(|p| Output {
+                vcs: vcs
+                    .iter()
+                    .map(|v| {
+                        let buffers = if pooled(v, p) { neighbour(PortId::new(p)).expect("a pooled port faces a switch") } else { 1 };
+                        OutputVc {
+                            fifo: VecDeque::new(),
+                            bytes: 0,
+                            peak: 0,
+                            credits: vec![capacity; buffers],
+                            pooled: pooled(v, p),
+                            turn: vec![0; if pooled(v, p) { buffers } else { 0 }],
+                        }
+                    })
+                    .collect(),
+                downstream_bytes: capacity,
                 queued: vec![0; vcs.len()],
                 voq_bytes: vec![vec![0; ports + 1]; vcs.len()],
                 req: vec![0; vcs.len()],

@@ -80,7 +80,12 @@ pub fn example_with(path: &str, overrides: &[&str]) -> Config {
 /// `patterns` (a `[[traffic]]` body) under every registered mechanism: none deadlocks, each
 /// delivers.
 pub fn assert_saturated_runs_flow(base: &str, patterns: &[&str], measure_ns: u32) {
-    for mechanism in lossless_core::cc::registry::NAMES {
+    assert_saturated_runs_flow_under(base, patterns, measure_ns, lossless_core::cc::registry::NAMES)
+}
+
+/// [`assert_saturated_runs_flow`] under the given mechanisms only.
+pub fn assert_saturated_runs_flow_under(base: &str, patterns: &[&str], measure_ns: u32, mechanisms: &[&str]) {
+    for mechanism in mechanisms {
         for pattern in patterns {
             let text = format!("{base}[simulation]\nwarmup_ns = 0\nmeasure_ns = {measure_ns}\n[[traffic]]\n{pattern}\ngreedy = true\n");
             let s = run_config(&Config::from_table(running(&text, mechanism), &[]).unwrap());

@@ -374,6 +374,7 @@ mod tests {
             queued: 0,
             out_port: PortId(0),
             leg: Leg::START,
+            ahead: None,
             marked: false,
             hdr: IbCcHeader::default(),
             uid: 1,

@@ -172,4 +172,10 @@ impl Spec {
     pub fn fifo() -> Spec {
         Spec::Fifo(NoSettings {})
     }
+
+    /// Whether each virtual output queue of an input fed by a switch has a buffer of its own
+    /// (`[switch.voq] per_output_buffers`).
+    pub fn per_output_buffers(&self) -> bool {
+        matches!(self, Spec::Voq(s) if s.per_output_buffers)
+    }
 }
