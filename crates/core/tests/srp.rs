@@ -115,8 +115,10 @@ fn resending_options_count_duplicates_once() {
 fn the_speculative_vc_s_low_priority_keeps_speculation_to_spare_slots() {
     // §3, §6.1: speculative packets travel on a lower-priority VC, so a reserved packet goes
     // first wherever both wait (at the NIC and at every output). With `cc.vcs` giving that VC
-    // data priority, speculative packets compete as equals: at 80% uniform load many more go
-    // speculatively, and more time out.
+    // data priority, speculative packets compete as equals: at 80% uniform load more go
+    // speculatively (16% more; 40% more when reservations left only as data was offered,
+    // `early_reservation = false`), and fewer of them time out, no longer waiting behind
+    // reserved packets.
     let at = |vcs: &[&str]| {
         let base = ["cc.mechanism=\"srp\"", "traffic.0.load=0.8", "simulation.warmup_ns=20000", "simulation.measure_ns=40000"];
         run_config(&example_with("fattree256_uniform.toml", &[&base[..], vcs].concat()))
@@ -126,6 +128,25 @@ fn the_speculative_vc_s_low_priority_keeps_speculation_to_spare_slots() {
     let equal = at(&["cc.vcs=[\"control\", \"control\", \"data\", \"data\"]"]);
     assert_eq!(own.cc, low.cc, "spelling out SRP's own layout changes nothing");
     let (l, e) = (low.cc["speculative_injected"] as f64, equal.cc["speculative_injected"] as f64);
-    assert!(e > 1.4 * l, "speculative packets injected: {e} at data priority vs {l} at low");
-    assert!(equal.cc["speculative_dropped"] > low.cc["speculative_dropped"]);
+    assert!(e > 1.1 * l, "speculative packets injected: {e} at data priority vs {l} at low");
+    let dropped = |s: &Summary| s.cc["speculative_dropped"] as f64 / s.cc["speculative_injected"] as f64;
+    assert!(dropped(&low) > 1.2 * dropped(&equal), "share dropped: {} at low priority vs {} at data", dropped(&low), dropped(&equal));
+}
+
+#[test]
+fn early_reservations_let_a_waiting_message_go_without_speculating() {
+    // One flow of 4-packet messages at 90% of its link on an idle fat tree. Reserving as a
+    // message arrives (the authors' BookSim), a message waiting behind the one being sent has
+    // its grant by the time it may go, and goes non-speculatively; reserving when its data is
+    // offered, every message speculates until its grant returns, and the lone flow loses
+    // throughput to the handshake (docs/validation.md, SRP-4).
+    let at = |early: bool| {
+        let flow = "traffic=[{pattern=\"flow\",src=0,dest=17,load=0.9,message={kind=\"fixed\",packets=4}}]";
+        run_config(&example_with("fattree256_uniform.toml", &["cc.mechanism=\"srp\"", &format!("cc.srp.early_reservation={early}"), flow]))
+    };
+    let (early, late) = (at(true), at(false));
+    let share = |s: &Summary| s.cc["speculative_injected"] as f64 / s.counters.injected as f64;
+    assert!(share(&early) < 0.15 && share(&late) > 0.5, "speculative share: early {} vs late {}", share(&early), share(&late));
+    let accepted = |s: &Summary| s.classes["flow0"].accepted;
+    assert!(accepted(&early) > 0.85 && accepted(&late) < 0.8, "accepted: early {} vs late {}", accepted(&early), accepted(&late));
 }

@@ -6,8 +6,10 @@
 //!   VC and packets follow speculatively on the low-priority VC until the grant G(t_s) or the
 //!   first NACK arrives; the rest, dropped packets first, go non-speculatively on the data VC
 //!   from t_s. Speculative packets are kept until ACKed. The next reservation starts when every
-//!   packet of this one is sent and no speculative packet is unanswered. Shorter messages bypass
-//!   the protocol.
+//!   packet of this one is sent and no speculative packet is unanswered; a message's first
+//!   reservation has gone out as the message arrived (`early_reservation`, the authors'
+//!   BookSim), so it may be granted before its data reaches the head of the send queue. Shorter
+//!   messages bypass the protocol.
 //! - Destination: one reservation schedule register; a reservation for n packets is granted the
 //!   start t_s = max(now, register) and moves the register to t_s + n(1 + epsilon) tau_p,
 //!   tau_p being a packet's time on the ejection channel. Speculative packets are ACKed.
@@ -54,11 +56,17 @@ pub struct SrpConfig {
     /// Fast retransmit (§6.1): resend the unanswered speculative packets once every other
     /// packet of the reservation is sent. Off in the paper's experiments.
     pub fast_retransmit: bool,
+    /// A message's (first) reservation leaves as soon as the message exists, ahead of its data
+    /// and of the earlier messages still waiting in its send queue: the authors' BookSim
+    /// ("fast" reservation transmit, in the version of the paper's final configuration files).
+    /// The paper's time diagrams (§3) show one message and are silent. False: the reservation
+    /// leaves when the message's data is first offered the link.
+    pub early_reservation: bool,
 }
 
 impl Default for SrpConfig {
     fn default() -> Self {
-        SrpConfig { epsilon: 0.05, ttw_ns: 1_300.0, n_max: 16, n_min: 4, in_order: false, fast_retransmit: false }
+        SrpConfig { epsilon: 0.05, ttw_ns: 1_300.0, n_max: 16, n_min: 4, in_order: false, fast_retransmit: false, early_reservation: true }
     }
 }
 
@@ -113,6 +121,7 @@ pub struct Srp {
     n_max: u32,
     in_order: bool,
     fast_retransmit: bool,
+    early_reservation: bool,
     /// A data packet's time on an ejection channel.
     tau_p: Time,
     router_latency: Time,
@@ -148,6 +157,8 @@ enum Kind {
 #[derive(Default)]
 struct Queue {
     chunk: Option<Chunk>,
+    /// First reservations of messages not started yet, in message order (`early_reservation`).
+    ahead: std::collections::VecDeque<Chunk>,
     next_chunk: u32,
     next_seq: u32,
     /// Speculative packets not yet ACKed or NACKed, by sequence number, and whether a copy was
@@ -186,6 +197,7 @@ impl Registered for Srp {
 | `n_min` | `4` | Messages shorter than this bypass reservation (sent as in the baseline). Must not exceed `n_max`. |
 | `in_order` | `false` | §3's in-order mode: at t_s every speculative packet still unanswered is resent, ahead of the rest, so packets arrive in order; a resent packet whose original also arrives is counted once (`counters.duplicates`). |
 | `fast_retransmit` | `false` | §6.1's fast retransmit: unanswered speculative packets are resent once every other packet of the reservation is sent. |
+| `early_reservation` | `true` | A message's first reservation leaves as soon as the message exists, ahead of its data and of earlier messages still in its send queue (the authors' BookSim, December 2011: "fast" reservation transmit; the paper is silent). `false`: when the message's data is first offered the link. |
 "##;
     type Settings = SrpConfig;
 
@@ -198,6 +210,7 @@ impl Registered for Srp {
             n_max: s.n_max,
             in_order: s.in_order,
             fast_retransmit: s.fast_retransmit,
+            early_reservation: s.early_reservation,
             tau_p: Rate::from_gbps(cfg.topology.link().host_gbps()).serialization(cfg.nic.data_packet_bytes),
             router_latency: ps_from_ns(cfg.switch.router_latency_ns),
             queues: Vec::new(),
@@ -213,6 +226,16 @@ impl Srp {
             self.queues.resize_with(qp.idx() + 1, Queue::default);
         }
         &mut self.queues[qp.idx()]
+    }
+
+    /// Sends a reservation for `n` packets of send queue `v.qp` and returns its chunk.
+    fn reserve(&mut self, ctx: &mut Ctx<SrpHeader>, v: &QueueView, n: u32) -> Chunk {
+        let q = self.queue(v.qp);
+        let id = q.next_chunk;
+        q.next_chunk = q.next_chunk.wrapping_add(1);
+        ctx.send_control(v.src, v.dst, RESERVATION_VC, RESERVATION, SrpHeader::Reservation { qp: v.qp, chunk: id, packets: n });
+        self.c.reservations += 1;
+        Chunk { id, n, sent: 0, reserved_at: ctx.now(), start: None, speculation_over: false, unanswered: 0, to_resend: 0, resent_at_start: false }
     }
 
     /// Ends the reservation once all its packets are out and none is unanswered.
@@ -249,7 +272,7 @@ fn is_speculative(pkt: &Packet<SrpHeader>) -> bool {
 
 impl Mechanism for Srp {
     type Header = SrpHeader;
-    const HOOKS: Hooks = Hooks { queue_head: true, inject_gate: true, injected: true, deliver: true, control: true, ..Hooks::NONE };
+    const HOOKS: Hooks = Hooks { queue_head: true, inject_gate: true, injected: true, deliver: true, control: true, message: true, ..Hooks::NONE };
 
     fn name(&self) -> &'static str {
         "srp"
@@ -285,7 +308,7 @@ impl Mechanism for Srp {
 
     fn inject_gate(&mut self, ctx: &mut Ctx<SrpHeader>, v: QueueView) -> Gate {
         let now = ctx.now();
-        let (n_min, n_max, in_order) = (self.n_min, self.n_max, self.in_order);
+        let (n_min, n_max, in_order, early_reservation) = (self.n_min, self.n_max, self.in_order, self.early_reservation);
         let q = self.queue(v.qp);
         let when_reserved = |start: Option<Time>| match start {
             Some(t) if t <= now => Gate::Now(DATA_VC),
@@ -301,13 +324,13 @@ impl Mechanism for Srp {
             return Gate::Now(DATA_VC);
         }
         if q.chunk.is_none() {
-            let n = v.head_message_left.min(n_max);
-            let id = q.next_chunk;
-            q.next_chunk = q.next_chunk.wrapping_add(1);
-            q.chunk =
-                Some(Chunk { id, n, sent: 0, reserved_at: now, start: None, speculation_over: false, unanswered: 0, to_resend: 0, resent_at_start: false });
-            ctx.send_control(v.src, v.dst, RESERVATION_VC, RESERVATION, SrpHeader::Reservation { qp: v.qp, chunk: id, packets: n });
-            self.c.reservations += 1;
+            // A message not started has its first reservation out already (`on_message`).
+            let early = early_reservation && v.head_message_left == v.head_message_packets;
+            let chunk = match early {
+                true => q.ahead.pop_front().expect("a message not started was reserved when it came"),
+                false => self.reserve(ctx, &v, v.head_message_left.min(n_max)),
+            };
+            self.queue(v.qp).chunk = Some(chunk);
         }
         let q = self.queue(v.qp);
         let c = q.chunk.as_ref().expect("just made");
@@ -367,9 +390,16 @@ impl Mechanism for Srp {
         self.try_close(ctx, v.src, v.qp);
     }
 
+    fn on_message(&mut self, ctx: &mut Ctx<SrpHeader>, v: QueueView, packets: u32) {
+        if self.early_reservation && packets >= self.n_min {
+            let chunk = self.reserve(ctx, &v, packets.min(self.n_max));
+            self.queue(v.qp).ahead.push_back(chunk);
+        }
+    }
+
     fn release_queue(&mut self, _: &mut Ctx<SrpHeader>, v: QueueView) -> bool {
         let q = self.queue(v.qp);
-        let idle = q.chunk.is_none() && q.retained.is_empty();
+        let idle = q.chunk.is_none() && q.ahead.is_empty() && q.retained.is_empty();
         if idle {
             *q = Queue::default();
         }
@@ -395,7 +425,8 @@ impl Mechanism for Srp {
                 ctx.send_control(node, pkt.src, REPLY_VC, GRANT, SrpHeader::Grant { qp, chunk, start });
             }
             (PacketKind::Control(GRANT), SrpHeader::Grant { qp, chunk, start }) => {
-                if let Some(c) = self.queue(qp).chunk.as_mut().filter(|c| c.id == chunk) {
+                let q = self.queue(qp);
+                if let Some(c) = q.chunk.iter_mut().chain(q.ahead.iter_mut()).find(|c| c.id == chunk) {
                     c.start = Some(start);
                     c.speculation_over = true;
                     let rtt = now - c.reserved_at;
