@@ -198,51 +198,26 @@ message = { kind = "fixed", packets = 2 }
 // same flows one switch further. A, B and C are on S1; H and D on S2. Sharing S2's input buffer
 // from S1, packets for the slow link to H fill it and A's packets for D wait for its credits;
 // with a buffer per output at that input they do not.
-const BEHIND_A_LINK: &str = r#"
-[simulation]
-seed = 1
-warmup_ns = 100_000
-measure_ns = 1_000_000
-
-[topology]
-kind = "explicit"
-hosts = ["A", "B", "C", "H", "D"]
-switches = ["S1", "S2"]
+fn behind_a_link() -> String {
+    let one_switch = r#"switches = ["S"]
+latency_ns = 10
+links = [{ a = "A", b = "S" }, { a = "B", b = "S" }, { a = "C", b = "S" }, { a = "H", b = "S", bandwidth_gbps = 1 }, { a = "D", b = "S" }]"#;
+    let two_switches = r#"switches = ["S1", "S2"]
 latency_ns = 10
 links = [
   { a = "A", b = "S1" }, { a = "B", b = "S1" }, { a = "C", b = "S1" }, { a = "S1", b = "S2" },
   { a = "H", b = "S2", bandwidth_gbps = 1 }, { a = "D", b = "S2" },
-]
-
-[switch]
-input_buffer_packets = 8
-
-[[traffic]]
-name = "B"
-pattern = "flow"
-src = "B"
-dest = "H"
-greedy = true
-
-[[traffic]]
-name = "C"
-pattern = "flow"
-src = "C"
-dest = "H"
-greedy = true
-
-[[traffic]]
-name = "A_cold"
-pattern = "flow"
-src = "A"
-dest = "D"
-load = 0.9
-arrival = "periodic"
-"#;
+]"#;
+    // Without A's packets for H: they would share A's queue for S1's port to S2 with those for
+    // D, and block them at S1 whatever S2's buffers.
+    let a_hot = "[[traffic]]\nname = \"A_hot\"\npattern = \"flow\"\nsrc = \"A\"\ndest = \"H\"\nload = 0.02\narrival = \"periodic\"\n";
+    assert!(HEAD_OF_LINE.contains(one_switch) && HEAD_OF_LINE.contains(a_hot));
+    HEAD_OF_LINE.replace(one_switch, two_switches).replace(a_hot, "")
+}
 
 #[test]
 fn per_output_buffers_keep_a_congested_output_from_blocking_the_link_before_it() {
-    let run_with = |per_output: bool| run_config(&config_with(BEHIND_A_LINK, &[&format!("switch.voq.per_output_buffers={per_output}")]));
+    let run_with = |per_output: bool| run_config(&config_with(&behind_a_link(), &[&format!("switch.voq.per_output_buffers={per_output}")]));
     let (shared, own) = (run_with(false), run_with(true));
     assert!(shared.classes["A_cold"].accepted < 0.5, "shared buffers: A to D {}", shared.classes["A_cold"].accepted);
     assert_close("per-output buffers: A to D", own.classes["A_cold"].accepted, 0.9, 0.01);
