@@ -51,3 +51,18 @@ fn separate_vcs_keep_uniform_traffic_out_of_the_hot_spot_s_tree() {
     assert!(shared > 1.5 * shared_alone, "shared VC: {shared} ns with the hot spot, {shared_alone} ns without");
     assert!(ideal < 1.05 * ideal_alone, "Ideal: {ideal} ns with the hot spot, {ideal_alone} ns without");
 }
+
+#[test]
+fn classes_sharing_a_link_take_it_in_turn() {
+    // Node 4 sends to node 0 without pause, at the rate of the link between their routers (1
+    // and 0); nodes 5 and 6, on router 1 too, send 20% each to nodes 1 and 0 over that link, on
+    // VCs of their own. The link serves its VCs in turn, so the two get what they offer and the
+    // greedy flow the rest. (It once served the lowest-numbered VC with a packet first, and the
+    // greedy flow's VC took the link for good.)
+    let traffic = "traffic=[{name=\"greedy\",pattern=\"flow\",src=4,dest=0,greedy=true},{name=\"to1\",pattern=\"flow\",src=5,dest=1,load=0.2},{name=\"to0\",pattern=\"flow\",src=6,dest=0,load=0.2}]";
+    let s = run_config(&example_with("cbcm/fb16_hotspot.toml", &["cc.mechanism=\"ideal\"", "routing.algorithm=\"minimal\"", traffic]));
+    let accepted = |c: &str| s.classes[c].accepted;
+    assert_close("5 -> 1", accepted("to1"), 0.2, 0.02);
+    assert_close("6 -> 0", accepted("to0"), 0.2, 0.02);
+    assert_close("4 -> 0", accepted("greedy"), 0.6, 0.02);
+}

@@ -448,18 +448,20 @@ impl<M: Mechanism> Sim<M> {
             if interleave && !self.is_control(group[0]) {
                 break;
             }
-            for &vc in group {
+            let g = group.len();
+            for k in 0..g {
+                let vc = group[(k + o.link_rr as usize) % g];
                 let ovc = &o.vcs[vc as usize];
                 let Some(&pkt) = ovc.fifo.front() else { continue };
                 let p = self.slab.get(pkt);
                 if !ovc.pooled && ovc.credits[0] < p.bytes {
                     continue;
                 }
-                chosen = Some((vc, pkt, p.bytes, p.tail_in));
+                chosen = Some((vc, pkt, p.bytes, p.tail_in, (k + o.link_rr as usize + 1) % g));
                 break 'groups;
             }
         }
-        let Some((vc, pkt, bytes, tail_at_output)) = chosen else { return };
+        let Some((vc, pkt, bytes, tail_at_output, next_rr)) = chosen else { return };
         let ser = rate.serialization(bytes);
         // A tail may not leave before it reached the output buffer.
         let earliest = tail_at_output.saturating_sub(ser);
@@ -475,6 +477,7 @@ impl<M: Mechanism> Sim<M> {
             }
             return;
         }
+        o.link_rr = next_rr as u8;
         let ovc = &mut o.vcs[vc as usize];
         ovc.fifo.pop_front();
         let pool = ovc.pool(self.slab.get(pkt));

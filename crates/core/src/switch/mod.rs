@@ -130,6 +130,10 @@ pub struct Output {
     pub rr: Vec<u8>,
     /// Round-robin among VCs of one priority class: the VC offset served first.
     pub vc_rr: u8,
+    /// The same for the link: among the VCs of one class with a packet ready to go, the VC
+    /// offset served first (a strict order would let a busy VC starve the others: the CBCM
+    /// paper's Ideal and every routing phase put several data VCs on one link).
+    pub link_rr: u8,
     pub xbar_busy: bool,
     pub link_busy: bool,
     /// VC and bytes of the packet on the link, released when serialization ends.
@@ -202,6 +206,7 @@ impl Switch {
                 req: vec![0; vcs.len()],
                 rr: vec![0; vcs.len()],
                 vc_rr: 0,
+                link_rr: 0,
                 xbar_busy: false,
                 link_busy: false,
                 sending: None,
