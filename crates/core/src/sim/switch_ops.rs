@@ -2,9 +2,9 @@
 //!
 //! Allocation runs when something it depends on changes (a head becomes eligible, an input or
 //! an output crossbar port frees, output buffer space frees), never on a clock. Each output
-//! serves VC priority classes in order (control > data > low) and, within a class, inputs in
-//! round-robin order: the local fairness per input port that the SRP paper (§2) and the thesis
-//! (Paper II) observe.
+//! serves VC priority classes in order (control > data > low) and, within a class, VCs and
+//! inputs in round-robin order: the local fairness per input port that the SRP paper (§2) and
+//! the thesis (Paper II) observe. The link takes the VCs of a class in turn too.
 
 use super::Sim;
 use crate::cc::{Ctx, Mechanism, OutputView, VcClass, Verdict};
@@ -428,7 +428,8 @@ impl<M: Mechanism> Sim<M> {
     }
 
     /// Starts sending the next packet on output `port`'s link if the link is idle and the
-    /// downstream buffer has credits for a whole packet (virtual cut-through). While a
+    /// downstream buffer has credits for a whole packet (virtual cut-through): the first class
+    /// with such a packet, its VCs in round-robin order. While a
     /// lower-class packet is on the link, control packets interleave (see the module doc of
     /// `sim`).
     pub(super) fn try_link(&mut self, s: SwitchId, port: PortId) {
