@@ -5,7 +5,7 @@ use super::grid::DimensionOrder;
 use super::groups::GroupOrder;
 use super::Leg;
 use crate::config::TopologyConfig;
-use crate::error::ConfigResult;
+use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{NodeId, PortId, SwitchId};
 use crate::rng::Stream;
 use crate::topology::Topology;
@@ -18,10 +18,13 @@ pub enum Direct {
 impl Direct {
     /// The arithmetic of `topo`, or an error naming routing `name` if it is neither.
     pub fn build(topo: &Topology, name: &str) -> ConfigResult<Direct> {
-        if topo.groups.is_some() {
-            GroupOrder::build(topo, name).map(Direct::Groups)
-        } else {
-            DimensionOrder::build(topo, name).map(Direct::Grid)
+        match (topo.grid, topo.groups) {
+            (Some(grid), _) => Ok(Direct::Grid(DimensionOrder::new(topo, grid))),
+            (_, Some(groups)) => Ok(Direct::Groups(GroupOrder::new(topo, groups))),
+            (None, None) => Err(ConfigError::new(
+                "routing.algorithm",
+                format!("{name} routes flattened butterflies; use nca on trees and shortest_path on explicit topologies"),
+            )),
         }
     }
 

@@ -1,10 +1,9 @@
 //! The arithmetic of flattened butterflies that `minimal`, `valiant` and `ugal` share: router
 //! coordinates, dimension-order next hops (Kim, Dally and Abts, ISCA 2007, §4) and hop counts.
 
-use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{Endpoint, NodeId, PortId, SwitchId};
 use crate::rng::Stream;
-use crate::topology::Topology;
+use crate::topology::{Grid, Topology};
 use rand::RngExt;
 
 pub struct DimensionOrder {
@@ -18,15 +17,8 @@ pub struct DimensionOrder {
 }
 
 impl DimensionOrder {
-    /// The arithmetic of `topo`, or an error naming routing `name` if it is not a flattened
-    /// butterfly.
-    pub fn build(topo: &Topology, name: &str) -> ConfigResult<DimensionOrder> {
-        let Some(g) = topo.grid else {
-            return Err(ConfigError::new(
-                "routing.algorithm",
-                format!("{name} routes flattened butterflies; use nca on trees and shortest_path on explicit topologies"),
-            ));
-        };
+    /// The arithmetic of flattened butterfly `topo`, of shape `g`.
+    pub fn new(topo: &Topology, g: Grid) -> DimensionOrder {
         let (k, n) = (g.routers_per_dim, g.dims);
         let strides: Vec<u32> = (0..n).map(|i| k.pow(i)).collect();
         let mut port_to = vec![PortId::MAX; topo.switches.len() * (n * k) as usize];
@@ -38,7 +30,7 @@ impl DimensionOrder {
                 port_to[(r * n * k + i as u32 * k + (t / strides[i]) % k) as usize] = PortId::new(p);
             }
         }
-        Ok(DimensionOrder { k, c: g.concentration, strides, port_to })
+        DimensionOrder { k, c: g.concentration, strides, port_to }
     }
 
     /// The router host `dst` hangs off.

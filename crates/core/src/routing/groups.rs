@@ -7,10 +7,9 @@
 //! before the next begins and dependencies never lead back to an earlier set: minimal routing
 //! needs two sets, Valiant three (the paper's VC assignment, §4.2).
 
-use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{Endpoint, NodeId, PortId, SwitchId};
 use crate::rng::Stream;
-use crate::topology::Topology;
+use crate::topology::{Groups, Topology};
 use rand::RngExt;
 
 pub struct GroupOrder {
@@ -26,14 +25,8 @@ pub struct GroupOrder {
 }
 
 impl GroupOrder {
-    /// The arithmetic of `topo`, or an error naming routing `name` if it is not a dragonfly.
-    pub fn build(topo: &Topology, name: &str) -> ConfigResult<GroupOrder> {
-        let Some(shape) = topo.groups else {
-            return Err(ConfigError::new(
-                "routing.algorithm",
-                format!("{name} routes flattened butterflies and dragonflies; use nca on trees and shortest_path on explicit topologies"),
-            ));
-        };
+    /// The arithmetic of dragonfly `topo`, of shape `shape`.
+    pub fn new(topo: &Topology, shape: Groups) -> GroupOrder {
         let (p, a) = (shape.hosts_per_router, shape.routers_per_group);
         let groups = a * shape.global_per_router + 1;
         let mut local = vec![PortId::MAX; topo.switches.len() * a as usize];
@@ -49,7 +42,7 @@ impl GroupOrder {
                 }
             }
         }
-        Ok(GroupOrder { p, a, groups, local, global })
+        GroupOrder { p, a, groups, local, global }
     }
 
     #[inline]

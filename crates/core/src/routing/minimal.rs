@@ -52,7 +52,7 @@ mod tests {
         for (k, n, c) in [(4, 1, 4), (3, 2, 2), (3, 3, 1)] {
             let shape = TopologyConfig::FlattenedButterfly { routers_per_dim: k, dims: n, concentration: c, link: LinkConfig::default() };
             let topo = Topology::build(&shape).unwrap();
-            let routing = DimensionOrder::build(&topo, "minimal").unwrap();
+            let routing = DimensionOrder::new(&topo, topo.grid.unwrap());
             assert_eq!(cycles::find(&topo, |s, d| routing.port(s, d)), None, "{k}^{n} x {c}");
         }
     }

@@ -90,14 +90,14 @@ impl<M: Mechanism> Sim<M> {
         for (s, sw) in self.switches.iter().enumerate() {
             for (p, o) in sw.outputs.iter().enumerate() {
                 let lacks = |v: &crate::switch::OutputVc, pkt: crate::ids::PacketId| v.credits[v.pool(self.slab.get(pkt))] < self.slab.get(pkt).bytes;
-                let at_output = o.vcs.iter().any(|v| !v.pooled && v.fifo.front().is_some_and(|&pkt| lacks(v, pkt)));
+                let at_output = o.vcs.iter().any(|v| !v.pooled() && v.fifo.front().is_some_and(|&pkt| lacks(v, pkt)));
                 let at_crossbar = || {
                     sw.inputs.iter().enumerate().any(|(i, vcs)| {
                         vcs.iter().enumerate().any(|(vc, ivc)| {
                             o.req[vc] >> i & 1 == 1
                                 && ivc.queues.head(PortId::new(p)).is_some_and(|pkt| {
                                     let v = &o.vcs[self.out_vc(self.slab.get(pkt)) as usize];
-                                    v.pooled && lacks(v, pkt)
+                                    v.pooled() && lacks(v, pkt)
                                 })
                         })
                     })

@@ -83,7 +83,7 @@ impl<M: Mechanism> Sim<M> {
                     let ch = self.topo.switches[s].ports[port].out.idx();
                     for &pkt in &ovc.fifo {
                         count(self.slab.get(pkt).kind);
-                        if ovc.pooled {
+                        if ovc.pooled() {
                             *reserved.entry((ch, vc, ovc.pool(self.slab.get(pkt)) as u8)).or_default() += self.slab.get(pkt).bytes as u64;
                         }
                     }

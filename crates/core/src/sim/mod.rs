@@ -416,7 +416,7 @@ impl<M: Mechanism> Sim<M> {
                     let ovc = &mut self.switches[s.idx()].outputs[p.idx()].vcs[vc as usize];
                     ovc.credits[pool as usize] += bytes;
                     // Per-output buffers: credits are taken at the crossbar, where a packet may wait for them.
-                    if ovc.pooled {
+                    if ovc.pooled() {
                         self.try_allocate(s, p);
                     }
                     self.try_link(s, p);

@@ -87,14 +87,15 @@ impl<M: Mechanism> Sim<M> {
             Some((port, leg)) => (p.out_port, p.leg) = (port, leg),
             None => p.out_port = self.routing.route(s, p.dst, &mut p.leg, &sw.outputs, &mut sw.rng),
         }
-        let out_vc = p.leg.phase as usize * self.mech_vcs + p.vc as usize % self.mech_vcs;
-        if !sw.outputs[p.out_port.idx()].vcs[out_vc].pooled {
+        let p = self.slab.get(pkt);
+        let out = p.out_port;
+        if !self.switches[s.idx()].outputs[out.idx()].vcs[self.out_vc(p) as usize].pooled() {
             return;
         }
-        let Endpoint::Switch(n, _) = self.topo.channels[self.topo.switches[s.idx()].ports[p.out_port.idx()].out.idx()].to else {
+        let Endpoint::Switch(n, _) = self.topo.channels[self.topo.switches[s.idx()].ports[out.idx()].out.idx()].to else {
             unreachable!("only ports facing a switch have per-output buffers downstream")
         };
-        let next = &mut self.switches[n.idx()];
+        let (next, p) = (&mut self.switches[n.idx()], self.slab.get_mut(pkt));
         let mut leg = p.leg;
         let port = self.routing.route(n, p.dst, &mut leg, &next.outputs, &mut next.rng);
         p.ahead = Some((port, leg));
@@ -282,7 +283,7 @@ impl<M: Mechanism> Sim<M> {
                         continue;
                     }
                     let v = &o.vcs[ovc as usize];
-                    if v.pooled && !self.pool_turn(v, ovc, requesters, &head, i, p) {
+                    if v.pooled() && !self.pool_turn(v, ovc, requesters, &head, i, p) {
                         continue;
                     }
                     if v.bytes + p.bytes <= self.p.out_cap {
@@ -357,7 +358,7 @@ impl<M: Mechanism> Sim<M> {
         let p = self.slab.get_mut(pkt);
         p.vc = out_vc;
         let ovc = &mut o.vcs[out_vc as usize];
-        if ovc.pooled {
+        if ovc.pooled() {
             let pool = ovc.pool(p);
             ovc.credits[pool] -= p.bytes;
             ovc.turn[pool] = ((i.idx() + 1) % inputs) as u8;
@@ -455,7 +456,7 @@ impl<M: Mechanism> Sim<M> {
                 let ovc = &o.vcs[vc as usize];
                 let Some(&pkt) = ovc.fifo.front() else { continue };
                 let p = self.slab.get(pkt);
-                if !ovc.pooled && ovc.credits[0] < p.bytes {
+                if !ovc.pooled() && ovc.credits[0] < p.bytes {
                     continue;
                 }
                 chosen = Some((vc, pkt, p.bytes, p.tail_in, (k + o.link_rr as usize + 1) % g));
@@ -482,7 +483,7 @@ impl<M: Mechanism> Sim<M> {
         let ovc = &mut o.vcs[vc as usize];
         ovc.fifo.pop_front();
         let pool = ovc.pool(self.slab.get(pkt));
-        if !ovc.pooled {
+        if !ovc.pooled() {
             ovc.credits[0] -= bytes;
         }
         let mut view = OutputView {

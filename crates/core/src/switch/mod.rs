@@ -86,21 +86,25 @@ pub struct OutputVc {
     /// per output port of the next switch when its virtual output queues have buffers of their
     /// own (indexed by the packet's `ahead` port), else one.
     pub credits: Vec<u32>,
-    /// The downstream buffers are per output port: a packet takes its credits when it is granted
-    /// the crossbar (as a BookSim VC allocator grants an output VC only with buffer room), so
-    /// the output buffer never holds a packet waiting for credits behind which others wait.
-    pub pooled: bool,
-    /// Per downstream buffer (when `pooled`): the input whose packet for it goes first next
-    /// time, so that inputs take a buffer's credits in turn (BookSim allocates each output VC
-    /// with an arbiter of its own).
+    /// Per downstream buffer when they are per output port (`pooled`), else empty: the input
+    /// whose packet for it goes first next time, so that inputs take a buffer's credits in turn
+    /// (BookSim allocates each output VC with an arbiter of its own).
     pub turn: Vec<u8>,
 }
 
 impl OutputVc {
+    /// The downstream buffers are per output port: a packet takes its credits when it is granted
+    /// the crossbar (as a BookSim VC allocator grants an output VC only with buffer room), so
+    /// the output buffer never holds a packet waiting for credits behind which others wait.
+    #[inline]
+    pub fn pooled(&self) -> bool {
+        !self.turn.is_empty()
+    }
+
     /// Which credit counter `pkt` draws on.
     #[inline]
     pub fn pool<H>(&self, p: &crate::packet::Packet<H>) -> usize {
-        match (self.pooled, p.ahead) {
+        match (self.pooled(), p.ahead) {
             (true, Some((port, _))) => port.idx(),
             _ => 0,
         }
@@ -189,15 +193,9 @@ impl Switch {
                 vcs: vcs
                     .iter()
                     .map(|v| {
-                        let buffers = if pooled(v, p) { neighbour(PortId::new(p)).expect("a pooled port faces a switch") } else { 1 };
-                        OutputVc {
-                            fifo: VecDeque::new(),
-                            bytes: 0,
-                            peak: 0,
-                            credits: vec![capacity; buffers],
-                            pooled: pooled(v, p),
-                            turn: vec![0; if pooled(v, p) { buffers } else { 0 }],
-                        }
+                        let own = pooled(v, p);
+                        let buffers = if own { neighbour(PortId::new(p)).expect("a pooled port faces a switch") } else { 1 };
+                        OutputVc { fifo: VecDeque::new(), bytes: 0, peak: 0, credits: vec![capacity; buffers], turn: vec![0; if own { buffers } else { 0 }] }
                     })
                     .collect(),
                 downstream_bytes: capacity,
