@@ -58,3 +58,24 @@ fn without_the_dedicated_vc_throttled_traffic_shares_the_data_vc() {
     assert_eq!(s.cc["throttled_pairs"], 4);
     assert_close("hot-spot senders", s.classes["hotspot"].accepted, 0.25, 0.01);
 }
+
+#[test]
+fn a_router_finds_the_hot_spot_its_own_hosts_make() {
+    // Fig. 1(c), §VI-A: nodes 0 to 3, all on router 0, send to node 4. Router 0 sees the four
+    // contend for one destination and throttles them itself.
+    let fig1c = "traffic=[{name=\"hotspot\",pattern=\"hotspot\",sources=[0,1,2,3],dest=4,greedy=true},{name=\"uniform\",pattern=\"uniform\",load=0.4,exclude=[\"hotspot\"]}]";
+    let s = fb16("ugal", "cbcm", &[fig1c, "cc.cbcm.router_detection=true"]);
+    assert!(s.cc["router_hot_spots"] >= 1);
+    assert_eq!(s.cc["throttled_pairs"], 4);
+    assert!(s.classes["hotspot"].accepted <= 0.25 + 0.01, "at most a quarter each: {}", s.classes["hotspot"].accepted);
+}
+
+#[test]
+fn routers_take_neither_uniform_traffic_nor_a_permutation_for_a_hot_spot() {
+    for load in [0.5, 0.7, 0.8] {
+        let s = fb16("ugal", "cbcm", &[&format!("traffic=[{{pattern=\"uniform\",load={load}}}]"), "cc.cbcm.router_detection=true"]);
+        assert_eq!(s.cc["router_hot_spots"], 0, "uniform at {load}");
+    }
+    let s = fb16("minimal", "cbcm", &["traffic=[{pattern=\"shift\",shift=4,load=0.3}]", "cc.cbcm.router_detection=true"]);
+    assert_eq!(s.cc["router_hot_spots"] + s.cc["hot_spots"], 0);
+}

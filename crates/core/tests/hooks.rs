@@ -10,7 +10,7 @@
 mod common;
 use common::example_with;
 use lossless_core::cc::audit::{take_default_ran, Hook};
-use lossless_core::cc::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcRole, Verdict};
+use lossless_core::cc::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, Request, VcRole, Verdict};
 use lossless_core::ids::{NodeId, PortId, SwitchId, Vc};
 use lossless_core::packet::Packet;
 use lossless_core::{with_mechanism, Config, Sim};
@@ -77,8 +77,8 @@ impl<M: Mechanism> Mechanism for Probe<M> {
         self.saw(Hook::QueueHead);
         v
     }
-    fn on_request(&mut self, ctx: &mut Ctx<Self::Header>, sw: SwitchId, input: PortId, out: PortId, vc: Vc, requesting: bool) {
-        self.inner.on_request(ctx, sw, input, out, vc, requesting);
+    fn on_request(&mut self, ctx: &mut Ctx<Self::Header>, sw: SwitchId, req: Request, requesting: bool) {
+        self.inner.on_request(ctx, sw, req, requesting);
         self.saw(Hook::Request);
     }
     fn on_input_full(&mut self, ctx: &mut Ctx<Self::Header>, sw: SwitchId, port: PortId, vc: Vc, contents: &[(u64, PortId)]) {

@@ -153,6 +153,17 @@ pub struct OutputView {
     pub contributors: u32,
 }
 
+/// A switch input VC's request for an output, for the packet at the head of its queue
+/// (`Hooks::request`).
+#[derive(Clone, Copy, Debug)]
+pub struct Request {
+    pub input: PortId,
+    pub out: PortId,
+    pub vc: Vc,
+    /// The packet's destination (CBCM's per-destination contention at routers, §VI-A).
+    pub dst: NodeId,
+}
+
 /// A send queue as a mechanism sees it.
 #[derive(Clone, Copy, Debug)]
 pub struct QueueView {
@@ -212,11 +223,11 @@ pub trait Mechanism {
         Verdict::Keep
     }
 
-    /// Input `input` of switch `sw` starts (`requesting`) or stops requesting output `out` on
-    /// its VC `vc`: a packet reached the head of that input VC's queue for `out`, or left it
-    /// (granted the crossbar, or dropped). The requests an output has at a time are the switch
-    /// allocation's view of contention (CBCM's contention degree, §IV-B1).
-    fn on_request(&mut self, _ctx: &mut Ctx<Self::Header>, _sw: SwitchId, _input: PortId, _out: PortId, _vc: Vc, _requesting: bool) {
+    /// An input VC of switch `sw` starts (`requesting`) or stops making `req`: a packet reached
+    /// the head of that input VC's queue for `req.out`, or left it (granted the crossbar, or
+    /// dropped). The requests an output has at a time are the switch allocation's view of
+    /// contention (CBCM's contention degree, §IV-B1).
+    fn on_request(&mut self, _ctx: &mut Ctx<Self::Header>, _sw: SwitchId, _req: Request, _requesting: bool) {
         audit::default_ran(Hook::Request)
     }
 

@@ -7,7 +7,7 @@
 //! the thesis (Paper II) observe. The link takes the VCs of a class in turn too.
 
 use super::Sim;
-use crate::cc::{Ctx, Mechanism, OutputView, VcClass, Verdict};
+use crate::cc::{Ctx, Mechanism, OutputView, Request, VcClass, Verdict};
 use crate::engine::Event;
 use crate::ids::{ChannelId, Endpoint, PacketId, PortId, SwitchId, Vc};
 use crate::packet::{Packet, PacketKind};
@@ -139,17 +139,19 @@ impl<M: Mechanism> Sim<M> {
         let sw = &mut self.switches[s.idx()];
         sw.outputs[out.idx()].req[vc as usize] |= port.bit();
         sw.in_req[port.idx()] |= out.bit();
-        self.requesting(s, port, out, vc, true);
+        self.requesting(s, port, pkt, true);
         self.try_allocate(s, out);
     }
 
-    /// Input (`port`, `vc`) of switch `s` starts or stops requesting `out`: tells the mechanism
-    /// if it asked (`Hooks::request`).
+    /// Input (`port`, its VC) of switch `s` starts or stops requesting an output for `pkt`:
+    /// tells the mechanism if it asked (`Hooks::request`).
     #[inline]
-    fn requesting(&mut self, s: SwitchId, port: PortId, out: PortId, vc: Vc, on: bool) {
+    fn requesting(&mut self, s: SwitchId, port: PortId, pkt: PacketId, on: bool) {
         if M::HOOKS.request {
+            let p = self.slab.get(pkt);
+            let req = Request { input: port, out: p.out_port, vc: p.vc, dst: p.dst };
             let mut ctx = mech_ctx!(self);
-            self.mech.on_request(&mut ctx, s, port, out, vc, on);
+            self.mech.on_request(&mut ctx, s, req, on);
         }
     }
 
@@ -179,7 +181,7 @@ impl<M: Mechanism> Sim<M> {
             return;
         }
         self.switches[s.idx()].withdraw(port, out, vc);
-        self.requesting(s, port, out, vc, false);
+        self.requesting(s, port, pkt, false);
         self.drop_head(s, port, pkt);
     }
 
@@ -349,7 +351,7 @@ impl<M: Mechanism> Sim<M> {
             sw.in_busy |= i.bit();
         }
         sw.withdraw(i, out, vc);
-        self.requesting(s, i, out, vc, false);
+        self.requesting(s, i, pkt, false);
         let sw = &mut self.switches[s.idx()];
         let o = &mut sw.outputs[out.idx()];
         o.rr[vc as usize] = ((i.idx() + 1) % inputs) as u8;

@@ -17,48 +17,55 @@ use crate::time::Time;
 /// steady flow (a contention degree of exactly 1) must not read as sustained contention.
 const SLACK: f64 = 1e-9;
 
-/// The requests of one switch: per input, how many of its VCs request each output.
+/// The requests of one switch and the contention degree they make per key: per output port
+/// (§IV-B1), or per destination node for detection at intermediate routers (§VI-A).
 #[derive(Default)]
 pub struct Requests {
-    /// Per input: per output, its VCs requesting it; and their total over outputs.
-    inputs: Vec<(Vec<u16>, u32)>,
-    /// Per output: D_cw now and its history.
-    pub outputs: Vec<Degree>,
+    /// Per input: the keys its VCs request with how many VCs request each, and their total.
+    inputs: Vec<(Vec<(u32, u16)>, u32)>,
+    /// Per key: D_cw now and its history.
+    pub degrees: Vec<Degree>,
 }
 
 impl Requests {
-    /// Input `input` starts (`on`) or stops requesting `out` on one VC at `now`: updates the
-    /// degree of every output the input requests, as its weights are renormalized.
-    pub fn change(&mut self, input: usize, out: usize, on: bool, now: Time, window: &Window) {
+    /// Input `input` starts (`on`) or stops requesting `key` on one VC at `now`: updates the
+    /// degree of every key the input requests, as its weights are renormalized.
+    pub fn change(&mut self, input: usize, key: usize, on: bool, now: Time, window: &Window) {
         if self.inputs.len() <= input {
             self.inputs.resize_with(input + 1, Default::default);
         }
-        let (counts, total) = &mut self.inputs[input];
-        if counts.len() <= out {
-            counts.resize(out + 1, 0);
+        if self.degrees.len() <= key {
+            self.degrees.resize_with(key + 1, || Degree::new(window));
         }
-        if self.outputs.len() < counts.len() {
-            self.outputs.resize_with(counts.len(), || Degree::new(window));
-        }
+        let (entries, total) = &mut self.inputs[input];
+        let changed = match entries.iter().position(|e| e.0 == key as u32) {
+            Some(i) => i,
+            None => {
+                entries.push((key as u32, 0));
+                entries.len() - 1
+            }
+        };
         let before = *total;
         let after = if on { before + 1 } else { before - 1 };
         let weight = |n: u16, total: u32| if total == 0 { 0.0 } else { n as f64 / total as f64 };
-        for (o, n) in counts.iter_mut().enumerate() {
-            let new_n = if o == out { if on { *n + 1 } else { *n - 1 } } else { *n };
-            if *n == 0 && new_n == 0 {
-                continue;
-            }
+        for (i, (k, n)) in entries.iter_mut().enumerate() {
+            let new_n = match (i == changed, on) {
+                (false, _) => *n,
+                (true, true) => *n + 1,
+                (true, false) => *n - 1,
+            };
             let delta = weight(new_n, after) - weight(*n, before);
             *n = new_n;
-            let d = &mut self.outputs[o];
+            let d = &mut self.degrees[*k as usize];
             d.set(now, d.value + delta, window);
         }
+        entries.retain(|e| e.1 != 0);
         *total = after;
     }
 
-    /// Whether output `out` has sustained contention at `now` (marking its packets).
-    pub fn congested(&mut self, out: usize, now: Time, window: &Window) -> bool {
-        self.outputs.get_mut(out).is_some_and(|d| d.metric(now, window) > 1.0 + SLACK)
+    /// Whether `key` has sustained contention at `now` (marking its packets).
+    pub fn congested(&mut self, key: usize, now: Time, window: &Window) -> bool {
+        self.degrees.get_mut(key).is_some_and(|d| d.metric(now, window) > 1.0 + SLACK)
     }
 }
 
@@ -166,12 +173,12 @@ mod tests {
         let mut r = Requests::default();
         r.change(0, 5, true, 0, &WINDOW);
         assert!(!r.congested(5, 1_000, &WINDOW));
-        assert_eq!(r.outputs[5].metric(1_000, &WINDOW), 1.0);
+        assert_eq!(r.degrees[5].metric(1_000, &WINDOW), 1.0);
         r.change(1, 5, true, 1_000, &WINDOW);
         // Only completed intervals count: within the first, the window has seen one flow.
         assert!(!r.congested(5, 1_005, &WINDOW));
         assert!(r.congested(5, 1_100, &WINDOW));
-        assert_eq!(r.outputs[5].metric(1_100, &WINDOW), 2.0);
+        assert_eq!(r.degrees[5].metric(1_100, &WINDOW), 2.0);
     }
 
     #[test]
@@ -180,11 +187,11 @@ mod tests {
         r.change(0, 1, true, 0, &WINDOW);
         r.change(0, 2, true, 0, &WINDOW);
         r.change(1, 1, true, 0, &WINDOW);
-        assert_eq!(r.outputs[1].value, 1.5);
-        assert_eq!(r.outputs[2].value, 0.5);
+        assert_eq!(r.degrees[1].value, 1.5);
+        assert_eq!(r.degrees[2].value, 0.5);
         r.change(0, 2, false, 5, &WINDOW);
-        assert_eq!(r.outputs[1].value, 2.0);
-        assert_eq!(r.outputs[2].value, 0.0);
+        assert_eq!(r.degrees[1].value, 2.0);
+        assert_eq!(r.degrees[2].value, 0.0);
     }
 
     #[test]
@@ -197,7 +204,7 @@ mod tests {
             r.change(1, 0, false, t, &WINDOW);
             r.change(1, 0, true, t, &WINDOW);
         }
-        assert_eq!(r.outputs[0].metric(200, &WINDOW), 2.0);
+        assert_eq!(r.degrees[0].metric(200, &WINDOW), 2.0);
     }
 
     #[test]
@@ -210,7 +217,7 @@ mod tests {
             r.change(1, 0, true, 10 * k, &WINDOW);
             r.change(1, 0, false, 10 * k + 5, &WINDOW);
         }
-        let m = r.outputs[0].metric(200, &WINDOW);
+        let m = r.degrees[0].metric(200, &WINDOW);
         assert!((m - 1.0).abs() < 1e-12, "{m}");
         assert!(!r.congested(0, 200, &WINDOW));
     }

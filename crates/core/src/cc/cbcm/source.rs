@@ -26,8 +26,12 @@ impl Throttled {
     }
 
     /// A throttle packet with degree `dt` arrived: tokens start from zero (Algorithm 1 line 7).
-    pub fn reset(&mut self, dt: u32, now: Time) {
-        (self.dt, self.tokens, self.at) = (dt, 0.0, now);
+    /// One from a router (§VI-A) counts only if it throttles harder: a router sees only the
+    /// senders whose traffic crosses it, and must not loosen the destination's D_t.
+    pub fn reset(&mut self, dt: u32, from_router: bool, now: Time) {
+        if !from_router || dt > self.dt {
+            (self.dt, self.tokens, self.at) = (dt, 0.0, now);
+        }
     }
 
     fn tokens_at(&self, now: Time, rate: f64) -> f64 {
@@ -73,8 +77,19 @@ mod tests {
         assert_eq!(t.ready_at(200, 800, 1.0), 1_600);
         // Unused tokens accumulate: after a pause, a burst.
         assert_eq!(t.ready_at(200, 5_000, 1.0), 5_000);
-        t.reset(2, 5_000);
+        t.reset(2, false, 5_000);
         assert_eq!(t.ready_at(200, 5_000, 1.0), 5_400);
+    }
+
+    #[test]
+    fn a_router_can_only_tighten_the_throttle() {
+        let mut t = Throttled::new(4, 0, 10_000);
+        t.reset(2, true, 100);
+        assert_eq!((t.dt, t.ready_at(200, 100, 1.0)), (4, 800), "a router's smaller D_t is ignored");
+        t.reset(8, true, 100);
+        assert_eq!((t.dt, t.ready_at(200, 100, 1.0)), (8, 1_700), "a larger one applies and resets the tokens");
+        t.reset(4, false, 200);
+        assert_eq!(t.dt, 4, "the destination's D_t always applies");
     }
 
     #[test]
