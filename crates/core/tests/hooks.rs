@@ -72,8 +72,8 @@ impl<M: Mechanism> Mechanism for Probe<M> {
         self.inner.on_switch_arrival(ctx, sw, port, pkt);
         self.saw(Hook::SwitchArrival);
     }
-    fn at_queue_head(&mut self, ctx: &mut Ctx<Self::Header>, sw: SwitchId, port: PortId, pkt: &Packet<Self::Header>) -> Verdict {
-        let v = self.inner.at_queue_head(ctx, sw, port, pkt);
+    fn at_queue_head(&mut self, ctx: &mut Ctx<Self::Header>, sw: SwitchId, port: PortId, pkt: &Packet<Self::Header>, room: u32) -> Verdict {
+        let v = self.inner.at_queue_head(ctx, sw, port, pkt, room);
         self.saw(Hook::QueueHead);
         v
     }

@@ -268,7 +268,7 @@ impl Mechanism for Dropper {
         assert_eq!(token, 7);
         self.timer_fired += 1;
     }
-    fn at_queue_head(&mut self, _: &mut Ctx<Self::Header>, sw: SwitchId, _: PortId, _: &Packet<Self::Header>) -> Verdict {
+    fn at_queue_head(&mut self, _: &mut Ctx<Self::Header>, sw: SwitchId, _: PortId, _: &Packet<Self::Header>, _: u32) -> Verdict {
         if sw >= SwitchId(16) {
             return Verdict::Keep;
         }
@@ -312,7 +312,7 @@ impl Mechanism for QueuingBudget {
     fn vcs(&self) -> Vec<VcRole> {
         vec![VcRole::DATA]
     }
-    fn at_queue_head(&mut self, ctx: &mut Ctx<Self::Header>, _: SwitchId, _: PortId, pkt: &Packet<Self::Header>) -> Verdict {
+    fn at_queue_head(&mut self, ctx: &mut Ctx<Self::Header>, _: SwitchId, _: PortId, pkt: &Packet<Self::Header>, _: u32) -> Verdict {
         let queued = pkt.queued_until(ctx.now(), self.router_latency);
         match (queued > self.budget, self.recheck) {
             (true, _) => Verdict::Drop,

@@ -150,3 +150,20 @@ fn early_reservations_let_a_waiting_message_go_without_speculating() {
     let accepted = |s: &Summary| s.classes["flow0"].accepted;
     assert!(accepted(&early) > 0.85 && accepted(&late) < 0.8, "accepted: early {} vs late {}", accepted(&early), accepted(&late));
 }
+
+#[test]
+fn with_drop_when_blocked_a_speculative_packet_facing_a_full_output_buffer_is_dropped() {
+    // A TTW no packet reaches in the run: only the second rule (the authors' BookSim) drops.
+    let run = |blocked: bool| {
+        run_config(&example_with(
+            "srp/hotspot40_background.toml",
+            &["cc.mechanism=\"srp\"", "cc.srp.ttw_ns=1000000", &format!("cc.srp.drop_when_blocked={blocked}"), "simulation.measure_ns=100000"],
+        ))
+    };
+    assert_eq!(run(false).counters.dropped, 0);
+    let s = run(true);
+    let k = &s.counters;
+    assert!(k.dropped > 100, "speculative packets meet full output buffers at the hot spot: {}", k.dropped);
+    assert_eq!(s.cc["speculative_dropped"], k.dropped);
+    assert_eq!(k.injected, k.delivered + k.in_flight + k.dropped);
+}

@@ -32,7 +32,7 @@ FB256 = "cbcm/fb256_hotspot.toml"
 #: (`early_reservation = false`; the SRP authors' own code reserves as messages arrive).
 SETTINGS = {
     "ecn": {"cc.ecn.threshold": 0.9, "cc.ecn.ipd_increment_ns": 400, "cc.ecn.ipd_max_ns": 1500, "cc.ecn.ipd_decrement_ns": 50, "cc.ecn.decrement_timer_ns": 1000},
-    "srp": {"cc.srp.ttw_ns": 2000, "cc.srp.epsilon": 0.05, "cc.srp.n_min": 4, "cc.srp.early_reservation": False},
+    "srp": {"cc.srp.ttw_ns": 2000, "cc.srp.epsilon": 0.05, "cc.srp.n_min": 4, "cc.srp.early_reservation": False, "cc.srp.drop_when_blocked": True},
 }
 LABEL = {"none": "Baseline", "ideal": "Ideal", "ecn": "ECN", "srp": "SRP", "cbcm": "CBCM"}
 ROUTING = {"minimal": "MIN", "ugal": "UGAL"}

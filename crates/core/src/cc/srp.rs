@@ -62,11 +62,15 @@ pub struct SrpConfig {
     /// The paper's time diagrams (§3) show one message and are silent. False: the reservation
     /// leaves when the message's data is first offered the link.
     pub early_reservation: bool,
+    /// A speculative packet is also dropped when it reaches the head of its input queue and the
+    /// next buffer on its way has no room for it: the authors' BookSim (December 2011). The
+    /// paper (§3) drops on the TTW only. False: the TTW alone.
+    pub drop_when_blocked: bool,
 }
 
 impl Default for SrpConfig {
     fn default() -> Self {
-        SrpConfig { epsilon: 0.05, ttw_ns: 1_300.0, n_max: 16, n_min: 4, in_order: false, fast_retransmit: false, early_reservation: true }
+        SrpConfig { epsilon: 0.05, ttw_ns: 1_300.0, n_max: 16, n_min: 4, in_order: false, fast_retransmit: false, early_reservation: true, drop_when_blocked: false }
     }
 }
 
@@ -122,6 +126,7 @@ pub struct Srp {
     in_order: bool,
     fast_retransmit: bool,
     early_reservation: bool,
+    drop_when_blocked: bool,
     /// A data packet's time on an ejection channel.
     tau_p: Time,
     router_latency: Time,
@@ -198,6 +203,7 @@ impl Registered for Srp {
 | `in_order` | `false` | §3's in-order mode: at t_s every speculative packet still unanswered is resent, ahead of the rest, so packets arrive in order; a resent packet whose original also arrives is counted once (`counters.duplicates`). |
 | `fast_retransmit` | `false` | §6.1's fast retransmit: unanswered speculative packets are resent once every other packet of the reservation is sent. |
 | `early_reservation` | `true` | A message's first reservation leaves as soon as the message exists, ahead of its data and of earlier messages still in its send queue (the authors' BookSim, December 2011: "fast" reservation transmit; the paper is silent). `false`: when the message's data is first offered the link. |
+| `drop_when_blocked` | `false` | A speculative packet is also dropped when it reaches the head of its input queue and the next buffer on its way has no room for it (the authors' BookSim, December 2011). The paper (§3) drops on the TTW only. |
 "##;
     type Settings = SrpConfig;
 
@@ -211,6 +217,7 @@ impl Registered for Srp {
             in_order: s.in_order,
             fast_retransmit: s.fast_retransmit,
             early_reservation: s.early_reservation,
+            drop_when_blocked: s.drop_when_blocked,
             tau_p: Rate::from_gbps(cfg.topology.link().host_gbps()).serialization(cfg.nic.data_packet_bytes),
             router_latency: ps_from_ns(cfg.switch.router_latency_ns),
             queues: Vec::new(),
@@ -291,12 +298,13 @@ impl Mechanism for Srp {
         DATA_VC
     }
 
-    fn at_queue_head(&mut self, ctx: &mut Ctx<SrpHeader>, sw: SwitchId, _: PortId, pkt: &Packet<SrpHeader>) -> Verdict {
+    fn at_queue_head(&mut self, ctx: &mut Ctx<SrpHeader>, sw: SwitchId, _: PortId, pkt: &Packet<SrpHeader>, room: u32) -> Verdict {
         if !is_speculative(pkt) {
             return Verdict::Keep;
         }
         let queued = pkt.queued_until(ctx.now(), self.router_latency);
-        if queued <= self.ttw {
+        let blocked = self.drop_when_blocked && room < pkt.bytes;
+        if queued <= self.ttw && !blocked {
             // The first instant at which the packet would have queued longer than the TTW.
             return Verdict::Recheck(ctx.now() + (self.ttw - queued) + 1);
         }
