@@ -282,14 +282,31 @@ pub struct NicConfig {
     /// SRP paper §4: control packets are one 64-bit flit.
     pub control_packet_bytes: u32,
     /// Which send queue the NIC serves next: `round_robin` over its per-destination queues (SRP
-    /// paper §4) or `oldest_first`, the message generated first among the queues the mechanism
-    /// lets go (the thesis' HCAs, Paper IV §IV: generation order, no HoL blocking inside).
-    pub arbitration: Arbitration,
+    /// paper §4), `oldest_first`, the message generated first among the queues the mechanism
+    /// lets go (the thesis' HCAs, Paper IV §IV: generation order, no HoL blocking inside), or
+    /// `fifo`, strictly in generation order.
+    pub arbitration: NicArbitration,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum NicArbitration {
+    /// Round-robin over the send queues, one per destination (SRP paper §4).
+    #[default]
+    RoundRobin,
+    /// The oldest message among the queues the mechanism lets go (the thesis' HCAs, Paper IV).
+    OldestFirst,
+    /// Strictly in generation order: a message the mechanism holds back (SRP waiting for its
+    /// reservation's start) holds back every later one, as one injection queue per source does
+    /// (BookSim; the CBCM paper §III-B: "the source can only transmit one message at any given
+    /// time").
+    Fifo,
 }
 
 impl Default for NicConfig {
     fn default() -> Self {
-        NicConfig { data_packet_bytes: 256, control_packet_bytes: 8, arbitration: Arbitration::RoundRobin }
+        NicConfig { data_packet_bytes: 256, control_packet_bytes: 8, arbitration: NicArbitration::RoundRobin }
     }
 }
 

@@ -39,7 +39,7 @@ mod nic_ops;
 mod switch_ops;
 
 use crate::cc::{Ctx, Deferred, Mechanism, VcClass};
-use crate::config::{Arbitration, Config};
+use crate::config::{Arbitration, Config, NicArbitration};
 use crate::engine::{Event, EventQueue};
 use crate::error::{ConfigError, ConfigResult, RunError};
 use crate::ids::{ClassId, Endpoint, PortId, Vc};
@@ -195,7 +195,10 @@ pub(crate) struct Params {
     pub data_bytes: u32,
     pub control_bytes: u32,
     pub oldest_first: bool,
-    pub nic_oldest_first: bool,
+    /// NICs keep their send queues ordered by age (`oldest_first` and `fifo`).
+    pub nic_by_age: bool,
+    /// ... and serve only the oldest (`fifo`).
+    pub nic_fifo: bool,
     /// Some traffic class has a `rate_limit`: only then does injection look up pacing.
     pub paced: bool,
 }
@@ -341,7 +344,8 @@ impl<M: Mechanism> Sim<M> {
                 data_bytes: cfg.nic.data_packet_bytes,
                 control_bytes: cfg.nic.control_packet_bytes,
                 oldest_first: cfg.switch.arbitration == Arbitration::OldestFirst,
-                nic_oldest_first: cfg.nic.arbitration == Arbitration::OldestFirst,
+                nic_by_age: cfg.nic.arbitration != NicArbitration::RoundRobin,
+                nic_fifo: cfg.nic.arbitration == NicArbitration::Fifo,
                 paced: cfg.traffic.iter().any(|t| t.rate_limit.is_some()),
             },
             topo,

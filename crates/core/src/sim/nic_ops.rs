@@ -89,7 +89,7 @@ impl<M: Mechanism> Sim<M> {
         if !q.active {
             q.active = true;
             self.activate(node, qp);
-        } else if self.p.nic_oldest_first {
+        } else if self.p.nic_by_age {
             // The resent packet may be older than the queue's head message: the queue moves up.
             let ring = &mut self.nics[node.idx()].ring;
             let at = ring.iter().position(|e| e.qp == qp).expect("an active queue is in the ring");
@@ -106,13 +106,14 @@ impl<M: Mechanism> Sim<M> {
         let age = q.retx.front().map(|p| p.created).into_iter().chain(q.messages.front().map(|m| m.created)).min().unwrap_or(Time::MAX);
         let ring = &mut self.nics[node.idx()].ring;
         // Oldest first keeps the ring sorted by age (see `requeue`).
-        let at = if self.p.nic_oldest_first { ring.partition_point(|e| e.age <= age) } else { ring.len() };
+        let at = if self.p.nic_by_age { ring.partition_point(|e| e.age <= age) } else { ring.len() };
         ring.insert(at, InRing { qp, age });
     }
 
     /// Injects one packet if the link is idle: a queued control packet first, else the next send
     /// queue in ring order (round-robin, or oldest first) that its mechanism lets go and that has
-    /// credits, a queue going on a data VC ahead of one going on a low-priority VC. The NIC is a
+    /// credits, a queue going on a data VC ahead of one going on a low-priority VC; under `fifo`
+    /// the oldest queue or none. The NIC is a
     /// priority arbiter like the switch outputs: SRP's speculative packets only fill injection
     /// slots no reserved or unreserved packet wants (SRP paper §6.1: "normal data packets are
     /// preferentially admitted into the network when competing with a speculative packet").
@@ -134,8 +135,10 @@ impl<M: Mechanism> Sim<M> {
         }
         let mut wait: Option<Time> = None;
         let mut low: Option<(usize, QpId, u8)> = None;
-        let oldest_first = self.p.nic_oldest_first;
-        for k in 0..self.nics[node.idx()].ring.len() {
+        let oldest_first = self.p.nic_by_age;
+        let fifo = self.p.nic_fifo;
+        let candidates = self.nics[node.idx()].ring.len().min(if fifo { 1 } else { usize::MAX });
+        for k in 0..candidates {
             // Round-robin rotates the ring as it goes; oldest-first keeps it ordered by age.
             let at = if oldest_first { k } else { 0 };
             let qp = self.nics[node.idx()].ring[at].qp;
@@ -157,7 +160,7 @@ impl<M: Mechanism> Sim<M> {
             };
             match gate {
                 Gate::Now(vc) if self.nics[node.idx()].credits[vc as usize] >= self.p.data_bytes => {
-                    if self.vcs[vc as usize].class != VcClass::Low {
+                    if fifo || self.vcs[vc as usize].class != VcClass::Low {
                         return self.serve(node, at, qp, vc);
                     }
                     low.get_or_insert((k, qp, vc));
@@ -186,7 +189,7 @@ impl<M: Mechanism> Sim<M> {
     /// queue moves to the front, where `launch` takes it out of the ring.
     fn serve(&mut self, node: NodeId, at: usize, qp: QpId, vc: u8) {
         let ring = &mut self.nics[node.idx()].ring;
-        if self.p.nic_oldest_first {
+        if self.p.nic_by_age {
             let served = ring.remove(at).expect("the served queue is in the ring");
             ring.push_front(served);
         } else {
