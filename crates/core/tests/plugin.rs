@@ -364,7 +364,8 @@ impl Mechanism for LowToD2 {
     }
 }
 
-/// Host A offers 0.8 of its link to D1 (periodic: no sampling noise) and is greedy to D2.
+/// Host A offers 0.8 of its link to D1 (periodic: no sampling noise) and is greedy to D2 (other
+/// tests replace the traffic on the same network).
 const DATA_AND_LOW: &str = r#"
 [simulation]
 warmup_ns = 50_000
@@ -483,33 +484,10 @@ impl Mechanism for HoldD2 {
 #[test]
 fn under_fifo_a_held_message_holds_back_every_later_one() {
     // A sends to D2 first (its first message is the oldest) and to D1 from 1 us on.
-    let text = r#"
-[simulation]
-warmup_ns = 0
-measure_ns = 40_000
-[topology]
-kind = "explicit"
-hosts = ["A", "D1", "D2"]
-switches = ["S"]
-links = [{ a = "A", b = "S" }, { a = "D1", b = "S" }, { a = "D2", b = "S" }]
-[[traffic]]
-name = "held"
-pattern = "flow"
-src = "A"
-dest = "D2"
-load = 0.2
-arrival = "periodic"
-[[traffic]]
-name = "other"
-pattern = "flow"
-src = "A"
-dest = "D1"
-load = 0.2
-arrival = "periodic"
-start_ns = 1_000
-"#;
+    let traffic = r#"traffic=[{name="held",pattern="flow",src="A",dest="D2",load=0.2,arrival="periodic"},{name="other",pattern="flow",src="A",dest="D1",load=0.2,arrival="periodic",start_ns=1000}]"#;
     let latency = |arbitration: &str| {
-        let (s, _) = run_with(&config_with(text, &[&format!("nic.arbitration=\"{arbitration}\"")]), HoldD2);
+        let over = [traffic, "simulation.warmup_ns=0", "simulation.measure_ns=40000", &format!("nic.arbitration=\"{arbitration}\"")];
+        let (s, _) = run_with(&config_with(DATA_AND_LOW, &over), HoldD2);
         s.classes["other"].packet_latency_ns.mean
     };
     let (by_age, fifo) = (latency("oldest_first"), latency("fifo"));
