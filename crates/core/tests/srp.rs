@@ -61,6 +61,10 @@ fn every_packet_is_delivered_once_despite_speculative_drops() {
     let k = &s.counters;
     assert!(k.dropped > 100, "the hot spot makes speculative packets time out");
     assert_eq!(s.cc["speculative_dropped"], k.dropped);
+    // A drop wastes the channels the packet crossed: 1 to 3 in the two-level tree, mostly 3
+    // (they time out at the hot spot's leaf switch).
+    let per_drop = s.cc["speculative_dropped_channel_bytes"] as f64 / (k.dropped * 256) as f64;
+    assert!((2.0..=3.0).contains(&per_drop), "{per_drop} channels per drop");
     // Every drop sends a NACK; every NACK received hands the packet back for one
     // retransmission, which may still wait for its reservation's start at the end.
     assert!(k.retransmitted <= s.cc["nacks"] && s.cc["nacks"] <= k.dropped);

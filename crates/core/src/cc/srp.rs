@@ -107,8 +107,8 @@ pub enum SrpHeader {
     #[default]
     Plain,
     /// A speculative data packet, numbered within its send queue so that its ACK or NACK finds
-    /// the retained copy.
-    Speculative { seq: u32 },
+    /// the retained copy; and the channels it has crossed (what its drop wastes).
+    Speculative { seq: u32, channels: u8 },
     /// Send queue `qp` reserves `packets` at the destination for its chunk `chunk`.
     Reservation { qp: QpId, chunk: u32, packets: u32 },
     /// The destination's answer to a reservation: the chunk may start at `start`.
@@ -147,6 +147,8 @@ struct Counters {
     bypassed: u64,
     resent_early: u64,
     reservation_rtt_ps: u64,
+    /// Bytes of dropped speculative packets times the channels each crossed before its drop.
+    dropped_channel_bytes: u64,
 }
 
 /// What the gate let the next packet of a queue be.
@@ -279,7 +281,7 @@ fn is_speculative(pkt: &Packet<SrpHeader>) -> bool {
 
 impl Mechanism for Srp {
     type Header = SrpHeader;
-    const HOOKS: Hooks = Hooks { queue_head: true, inject_gate: true, injected: true, deliver: true, control: true, message: true, ..Hooks::NONE };
+    const HOOKS: Hooks = Hooks { switch_arrival: true, queue_head: true, inject_gate: true, injected: true, deliver: true, control: true, message: true, ..Hooks::NONE };
 
     fn name(&self) -> &'static str {
         "srp"
@@ -298,6 +300,12 @@ impl Mechanism for Srp {
         DATA_VC
     }
 
+    fn on_switch_arrival(&mut self, _: &mut Ctx<SrpHeader>, _: SwitchId, _: PortId, pkt: &mut Packet<SrpHeader>) {
+        if let SrpHeader::Speculative { channels, .. } = &mut pkt.hdr {
+            *channels = channels.saturating_add(1);
+        }
+    }
+
     fn at_queue_head(&mut self, ctx: &mut Ctx<SrpHeader>, sw: SwitchId, _: PortId, pkt: &Packet<SrpHeader>, room: u32) -> Verdict {
         if !is_speculative(pkt) {
             return Verdict::Keep;
@@ -309,7 +317,8 @@ impl Mechanism for Srp {
             return Verdict::Recheck(ctx.now() + (self.ttw - queued) + 1);
         }
         self.c.speculative_dropped += 1;
-        let SrpHeader::Speculative { seq } = pkt.hdr else { unreachable!("only speculative packets are dropped") };
+        let SrpHeader::Speculative { seq, channels } = pkt.hdr else { unreachable!("only speculative packets are dropped") };
+        self.c.dropped_channel_bytes += pkt.bytes as u64 * channels as u64;
         ctx.send_control_from_switch(sw, pkt.src, REPLY_VC, NACK, SrpHeader::Answer { qp: pkt.qp, seq });
         Verdict::Drop
     }
@@ -379,7 +388,7 @@ impl Mechanism for Srp {
             Kind::Speculative => {
                 let seq = q.next_seq;
                 q.next_seq = q.next_seq.wrapping_add(1);
-                pkt.hdr = SrpHeader::Speculative { seq };
+                pkt.hdr = SrpHeader::Speculative { seq, channels: 0 };
                 q.retained.push((seq, *pkt, false));
                 if resends {
                     ctx.track_copies(pkt.uid);
@@ -415,7 +424,7 @@ impl Mechanism for Srp {
     }
 
     fn on_deliver(&mut self, ctx: &mut Ctx<SrpHeader>, node: NodeId, pkt: &Packet<SrpHeader>) {
-        if let SrpHeader::Speculative { seq } = pkt.hdr {
+        if let SrpHeader::Speculative { seq, .. } = pkt.hdr {
             self.c.speculative_delivered += 1;
             ctx.send_control(node, pkt.src, REPLY_VC, ACK, SrpHeader::Answer { qp: pkt.qp, seq });
         }
@@ -485,6 +494,7 @@ impl Mechanism for Srp {
             ("nacks", c.nacks),
             ("bypassed", c.bypassed),
             ("resent_early", c.resent_early),
+            ("speculative_dropped_channel_bytes", c.dropped_channel_bytes),
             ("reservation_rtt_ns_mean", c.reservation_rtt_ps.checked_div(c.grants).unwrap_or(0) / 1_000),
         ]
     }
