@@ -30,9 +30,9 @@ FB256 = "cbcm/fb256_hotspot.toml"
 #: §III-B describes the SRP it compares with: "up to 1 message per destination from each
 #: source" (a message's reservation waits for the one before it to the same destination,
 #: `early_reservation = false`; the SRP authors' own code reserves as messages arrive), and
-#: "the source can only transmit one message at any given time" (messages leave in generation
-#: order, one waiting for its reservation's start holding back the rest: `nic.arbitration =
-#: "fifo"`). Speculative packets also drop when they face a full output buffer (the SRP authors'
+#: "the source can only transmit one message at any given time" (one waiting for its
+#: reservation's start holds back the rest: `nic.arbitration = "fifo"`; §V-A picks the next
+#: message round-robin over per-destination queues, fifo in generation order). Speculative packets also drop when they face a full output buffer (the SRP authors'
 #: BookSim, `drop_when_blocked`): the paper's SRP drops in UR-UR traffic, where none of ours
 #: waits its TTW.
 SETTINGS = {
