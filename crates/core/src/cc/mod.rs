@@ -218,8 +218,8 @@ pub trait Mechanism {
     /// A packet reached the head of its input queue and is about to compete for the crossbar,
     /// or is still waiting there at the time an earlier `Verdict::Recheck` named. The same
     /// packet may be asked several times, so the answer depends on the time, not on a count.
-    /// `room`: the bytes the next buffer on the packet's output VC could still take, less those
-    /// this output already holds for it (what a BookSim VC allocator checks).
+    /// `room`: the bytes the output buffer of the packet's output VC at this switch could still
+    /// take.
     fn at_queue_head(&mut self, _ctx: &mut Ctx<Self::Header>, _sw: SwitchId, _port: PortId, _pkt: &Packet<Self::Header>, _room: u32) -> Verdict {
         audit::default_ran(Hook::QueueHead);
         Verdict::Keep

@@ -63,7 +63,7 @@ pub struct SrpConfig {
     /// leaves when the message's data is first offered the link.
     pub early_reservation: bool,
     /// A speculative packet is also dropped when it reaches the head of its input queue and the
-    /// next buffer on its way has no room for it: the authors' BookSim (December 2011). The
+    /// output buffer of its VC has no room for it: the authors' BookSim (December 2011). The
     /// paper (§3) drops on the TTW only. False: the TTW alone.
     pub drop_when_blocked: bool,
 }
@@ -205,7 +205,7 @@ impl Registered for Srp {
 | `in_order` | `false` | §3's in-order mode: at t_s every speculative packet still unanswered is resent, ahead of the rest, so packets arrive in order; a resent packet whose original also arrives is counted once (`counters.duplicates`). |
 | `fast_retransmit` | `false` | §6.1's fast retransmit: unanswered speculative packets are resent once every other packet of the reservation is sent. |
 | `early_reservation` | `true` | A message's first reservation leaves as soon as the message exists, ahead of its data and of earlier messages still in its send queue (the authors' BookSim, December 2011: "fast" reservation transmit; the paper is silent). `false`: when the message's data is first offered the link. |
-| `drop_when_blocked` | `false` | A speculative packet is also dropped when it reaches the head of its input queue and the next buffer on its way has no room for it (the authors' BookSim, December 2011). The paper (§3) drops on the TTW only. |
+| `drop_when_blocked` | `false` | A speculative packet is also dropped when it reaches the head of its input queue and the output buffer of its VC has no room for it (the authors' BookSim, December 2011). The paper (§3) drops on the TTW only. |
 "##;
     type Settings = SrpConfig;
 

@@ -159,7 +159,7 @@ impl<M: Mechanism> Sim<M> {
     /// false if it is to be dropped.
     fn judge_head(&mut self, s: SwitchId, port: PortId, pkt: PacketId) -> bool {
         let copy = *self.slab.get(pkt);
-        let room = self.next_room(s, &copy);
+        let room = self.output_room(s, &copy);
         let mut ctx = mech_ctx!(self);
         match self.mech.at_queue_head(&mut ctx, s, port, &copy, room) {
             Verdict::Keep => true,
@@ -172,7 +172,7 @@ impl<M: Mechanism> Sim<M> {
     }
 
     /// The bytes the output buffer of `p`'s output VC at switch `s` could still take.
-    fn next_room(&self, s: SwitchId, p: &Packet<M::Header>) -> u32 {
+    fn output_room(&self, s: SwitchId, p: &Packet<M::Header>) -> u32 {
         let ovc = &self.switches[s.idx()].outputs[p.out_port.idx()].vcs[self.out_vc(p) as usize];
         self.p.out_cap.saturating_sub(ovc.bytes)
     }

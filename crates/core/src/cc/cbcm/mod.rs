@@ -111,12 +111,12 @@ const QUIET_END: u64 = 1;
 const GENERATION_END: u64 = 2;
 const COOL_CHECK: u64 = 3;
 
-/// A throttle packet's D_t and the hot spot it is about, and whether a router sent it.
+/// A throttle packet's D_t and the hot spot it is about (a router sends for a hot spot other
+/// than itself).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CbcmHeader {
     pub dt: u32,
     pub hot_spot: NodeId,
-    pub from_router: bool,
 }
 
 /// Where hot spots are detected: at the destination itself (§IV-B2), or for one destination at
@@ -285,8 +285,8 @@ impl Cbcm {
         let dt = r.senders.len() as u32;
         for &s in &r.senders {
             match site {
-                Site::Host(node) => ctx.send_control(node, s, CONTROL_VC, THROTTLE, CbcmHeader { dt, hot_spot: node, from_router: false }),
-                Site::Router(sw, dst) => ctx.send_control_from_switch(sw, s, CONTROL_VC, THROTTLE, CbcmHeader { dt, hot_spot: dst, from_router: true }),
+                Site::Host(node) => ctx.send_control(node, s, CONTROL_VC, THROTTLE, CbcmHeader { dt, hot_spot: node }),
+                Site::Router(sw, dst) => ctx.send_control_from_switch(sw, s, CONTROL_VC, THROTTLE, CbcmHeader { dt, hot_spot: dst }),
             }
         }
         self.c.throttles += dt as u64;
@@ -398,8 +398,9 @@ impl Mechanism for Cbcm {
         match pkt.kind {
             PacketKind::Control(THROTTLE) => {
                 let (hot_spot, dt) = (pkt.hdr.hot_spot, pkt.hdr.dt);
+                let from_router = pkt.src != hot_spot;
                 match self.throttled.get_mut(&(node, hot_spot)) {
-                    Some(t) => t.reset(dt, pkt.hdr.from_router, now),
+                    Some(t) => t.reset(dt, from_router, now),
                     None => {
                         let end = now + self.generation_epoch;
                         self.throttled.insert((node, hot_spot), Throttled::new(dt, now, end));
