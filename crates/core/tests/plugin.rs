@@ -490,11 +490,52 @@ fn under_fifo_a_held_message_holds_back_every_later_one() {
         let (s, _) = run_with(&config_with(DATA_AND_LOW, &over), HoldD2);
         s.classes["other"].packet_latency_ns.mean
     };
-    let (by_age, fifo) = (latency("oldest_first"), latency("fifo"));
+    let (by_age, fifo, by_message) = (latency("oldest_first"), latency("fifo"), latency("message_round_robin"));
     // Oldest first lets D1's packets pass the held queue; they wait only once D2's backlog,
     // older, goes at 20 us (about 20 packets of 205 ns).
     assert!(by_age < 2_000.0, "oldest_first: {by_age} ns");
     // Under fifo D1's packets generated before 20 us wait for it: about half of them, 10 us on
     // average.
     assert!(fifo > 4_000.0, "fifo: {fifo} ns");
+    // One message at a time holds the link for a message that has started, not for one that
+    // waits to start: D1's packets pass as under oldest first.
+    assert!(by_message < 2_000.0, "message_round_robin: {by_message} ns");
+}
+
+/// Holds the rest of every 4-packet message to host D2 back, once its first packet is sent,
+/// until `HOLD_UNTIL` (SRP: the speculative packets went, the rest waits for the reservation).
+struct HoldD2MidMessage;
+
+impl Mechanism for HoldD2MidMessage {
+    type Header = ();
+    const HOOKS: Hooks = Hooks { inject_gate: true, ..Hooks::NONE };
+    fn name(&self) -> &'static str {
+        "hold-d2-mid-message"
+    }
+    fn vcs(&self) -> Vec<VcRole> {
+        vec![VcRole::DATA]
+    }
+    fn inject_gate(&mut self, ctx: &mut Ctx<Self::Header>, v: QueueView) -> Gate {
+        match v.dst == D2 && v.head_message_left < v.head_message_packets && ctx.now() < HOLD_UNTIL {
+            true => Gate::At(HOLD_UNTIL),
+            false => Gate::Now(0),
+        }
+    }
+}
+
+#[test]
+fn one_message_at_a_time_holds_the_link_for_a_started_message() {
+    let traffic = r#"traffic=[{name="held",pattern="flow",src="A",dest="D2",load=0.2,arrival="periodic",message={kind="fixed",packets=4}},{name="other",pattern="flow",src="A",dest="D1",load=0.2,arrival="periodic",start_ns=1000,message={kind="fixed",packets=4}}]"#;
+    let run = |arbitration: &str| {
+        let over = [traffic, "simulation.warmup_ns=0", "simulation.measure_ns=40000", &format!("nic.arbitration=\"{arbitration}\"")];
+        run_with(&config_with(DATA_AND_LOW, &over), HoldD2MidMessage).0
+    };
+    let (round_robin, by_message) = (run("round_robin"), run("message_round_robin"));
+    let latency = |s: &Summary| s.classes["other"].packet_latency_ns.mean;
+    // Packet round-robin sends D1's messages past D2's held one.
+    assert!(latency(&round_robin) < 2_000.0, "round_robin: {} ns", latency(&round_robin));
+    // One message at a time: D1 waits for the rest of D2's first message, sent at 20 us.
+    assert!(latency(&by_message) > 4_000.0, "message_round_robin: {} ns", latency(&by_message));
+    // From 20 us on, whole messages alternate between the two queues.
+    assert_close("D1's share", by_message.classes["other"].accepted, round_robin.classes["other"].accepted, 0.02);
 }

@@ -283,8 +283,9 @@ pub struct NicConfig {
     pub control_packet_bytes: u32,
     /// Which send queue the NIC serves next: `round_robin` over its per-destination queues (SRP
     /// paper §4), `oldest_first`, the message generated first among the queues the mechanism
-    /// lets go (the thesis' HCAs, Paper IV §IV: generation order, no HoL blocking inside), or
-    /// `fifo`, strictly in generation order.
+    /// lets go (the thesis' HCAs, Paper IV §IV: generation order, no HoL blocking inside),
+    /// `fifo`, strictly in generation order, or `message_round_robin`, round-robin over the
+    /// queues one whole message at a time.
     pub arbitration: NicArbitration,
 }
 
@@ -302,6 +303,12 @@ pub enum NicArbitration {
     /// (BookSim; the CBCM paper §III-B: "the source can only transmit one message at any given
     /// time").
     Fifo,
+    /// Round-robin over the send queues, one message at a time: a message that has started
+    /// keeps the link until its last packet is sent, even while the mechanism holds it back
+    /// (the CBCM paper's source, §V-A: "one queue for each network destination ... arbitrated
+    /// within the source in a round-robin manner", and §III-B: "the source can only transmit
+    /// one message at any given time").
+    MessageRoundRobin,
 }
 
 impl Default for NicConfig {

@@ -199,6 +199,8 @@ pub(crate) struct Params {
     pub nic_by_age: bool,
     /// ... and serve only the oldest (`fifo`).
     pub nic_fifo: bool,
+    /// NICs finish a started message before serving another queue (`message_round_robin`).
+    pub nic_whole_messages: bool,
     /// Some traffic class has a `rate_limit`: only then does injection look up pacing.
     pub paced: bool,
 }
@@ -344,8 +346,9 @@ impl<M: Mechanism> Sim<M> {
                 data_bytes: cfg.nic.data_packet_bytes,
                 control_bytes: cfg.nic.control_packet_bytes,
                 oldest_first: cfg.switch.arbitration == Arbitration::OldestFirst,
-                nic_by_age: cfg.nic.arbitration != NicArbitration::RoundRobin,
+                nic_by_age: matches!(cfg.nic.arbitration, NicArbitration::OldestFirst | NicArbitration::Fifo),
                 nic_fifo: cfg.nic.arbitration == NicArbitration::Fifo,
+                nic_whole_messages: cfg.nic.arbitration == NicArbitration::MessageRoundRobin,
                 paced: cfg.traffic.iter().any(|t| t.rate_limit.is_some()),
             },
             topo,

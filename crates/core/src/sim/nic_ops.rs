@@ -99,21 +99,30 @@ impl<M: Mechanism> Sim<M> {
         self.try_inject(node);
     }
 
-    /// Puts send queue `qp` of `node` in its ring: last in round-robin order, or by the age of its
-    /// oldest packet under `nic.arbitration = "oldest_first"` (ties: the earlier comer first).
+    /// Puts send queue `qp` of `node` in its ring: last in round-robin order, first if its
+    /// message is part sent under `message_round_robin`, or by the age of its oldest packet
+    /// under `oldest_first` and `fifo` (ties: the earlier comer first).
     fn activate(&mut self, node: NodeId, qp: QpId) {
         let q = &self.qps.slots[qp.idx()];
         let age = q.retx.front().map(|p| p.created).into_iter().chain(q.messages.front().map(|m| m.created)).min().unwrap_or(Time::MAX);
+        let started = q.messages.front().is_some_and(|m| m.sent > 0);
         let ring = &mut self.nics[node.idx()].ring;
         // Oldest first keeps the ring sorted by age (see `requeue`).
-        let at = if self.p.nic_by_age { ring.partition_point(|e| e.age <= age) } else { ring.len() };
+        let at = if self.p.nic_by_age {
+            ring.partition_point(|e| e.age <= age)
+        } else if self.p.nic_whole_messages && started {
+            0
+        } else {
+            ring.len()
+        };
         ring.insert(at, InRing { qp, age });
     }
 
     /// Injects one packet if the link is idle: a queued control packet first, else the next send
     /// queue in ring order (round-robin, or oldest first) that its mechanism lets go and that has
     /// credits, a queue going on a data VC ahead of one going on a low-priority VC; under `fifo`
-    /// the oldest queue or none. The NIC is a
+    /// the oldest queue or none, under `message_round_robin` a part-sent message or none. The
+    /// NIC is a
     /// priority arbiter like the switch outputs: SRP's speculative packets only fill injection
     /// slots no reserved or unreserved packet wants (SRP paper §6.1: "normal data packets are
     /// preferentially admitted into the network when competing with a speculative packet").
@@ -136,8 +145,10 @@ impl<M: Mechanism> Sim<M> {
         let mut wait: Option<Time> = None;
         let mut low: Option<(usize, QpId, u8)> = None;
         let oldest_first = self.p.nic_by_age;
-        let fifo = self.p.nic_fifo;
-        let candidates = self.nics[node.idx()].ring.len().min(if fifo { 1 } else { usize::MAX });
+        // Only the front queue is a candidate: under `fifo` always, under `message_round_robin`
+        // while its message is part sent (`launch` keeps such a queue in front).
+        let alone = self.p.nic_fifo || (self.p.nic_whole_messages && self.front_message_started(node));
+        let candidates = self.nics[node.idx()].ring.len().min(if alone { 1 } else { usize::MAX });
         for k in 0..candidates {
             // Round-robin rotates the ring as it goes; oldest-first keeps it ordered by age.
             let at = if oldest_first { k } else { 0 };
@@ -160,7 +171,7 @@ impl<M: Mechanism> Sim<M> {
             };
             match gate {
                 Gate::Now(vc) if self.nics[node.idx()].credits[vc as usize] >= self.p.data_bytes => {
-                    if fifo || self.vcs[vc as usize].class != VcClass::Low {
+                    if alone || self.vcs[vc as usize].class != VcClass::Low {
                         return self.serve(node, at, qp, vc);
                     }
                     low.get_or_insert((k, qp, vc));
@@ -168,7 +179,7 @@ impl<M: Mechanism> Sim<M> {
                 Gate::At(t) => wait = Some(wait.map_or(t, |w| w.min(t))),
                 _ => {}
             }
-            if !oldest_first {
+            if !oldest_first && !alone {
                 self.nics[node.idx()].ring.rotate_left(1);
             }
         }
@@ -183,6 +194,11 @@ impl<M: Mechanism> Sim<M> {
                 self.events.push(t, Event::NicWake { node });
             }
         }
+    }
+
+    /// The queue in front of `node`'s ring has sent part of its head message.
+    fn front_message_started(&self, node: NodeId) -> bool {
+        self.nics[node.idx()].ring.front().is_some_and(|e| self.qps.slots[e.qp.idx()].messages.front().is_some_and(|m| m.sent > 0))
     }
 
     /// Injects the next packet of send queue `qp`, at position `at` in the ring, on `vc`: the
