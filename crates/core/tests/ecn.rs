@@ -74,3 +74,50 @@ fn a_capped_delay_keeps_throttled_senders_sending() {
     assert!(held.min == 0.0, "uncapped: {held:?}");
     assert!(capped.min > 0.0, "capped: {capped:?}");
 }
+
+/// A and C, on two switches, send all they can to H beside C; V's flow to W crosses S2's input
+/// from S1, which A's backlog fills. Notifications barely delay anyone (1 ns each), so the
+/// buffers stay full and every packet meets the marking rule as the backlog leaves it.
+const VICTIM_IN_A_FULL_BUFFER: &str = r#"
+[simulation]
+warmup_ns = 20_000
+measure_ns = 100_000
+
+[topology]
+kind = "explicit"
+hosts = ["A", "V", "C", "H", "W"]
+switches = ["S1", "S2"]
+links = [{ a = "A", b = "S1" }, { a = "V", b = "S1" }, { a = "S1", b = "S2" }, { a = "C", b = "S2" }, { a = "H", b = "S2" }, { a = "W", b = "S2" }]
+
+[cc]
+mechanism = "ecn"
+ecn = { ipd_increment_ns = 1 }
+
+[[traffic]]
+name = "hot"
+pattern = "hotspot"
+sources = ["A", "C"]
+dest = "H"
+greedy = true
+
+[[traffic]]
+name = "victim"
+pattern = "flow"
+src = "V"
+dest = "W"
+load = 0.2
+"#;
+
+#[test]
+fn buffer_marking_marks_a_victim_that_root_marking_spares() {
+    let marked = |marking: &str| {
+        let s = run_config(&config_with(VICTIM_IN_A_FULL_BUFFER, &[&format!("cc.ecn.marking=\"{marking}\"")]));
+        (s.classes["hot"].marked, s.classes["victim"].marked)
+    };
+    // SRP paper §4: only the root, S2's port to H, marks; V's packets leave no root.
+    let (hot, victim) = marked("root");
+    assert!(hot > 0.9 && victim == 0.0, "root: hot {hot}, victim {victim}");
+    // CBCM paper §III-A: V's packets traverse the congested buffer and are marked with A's.
+    let (hot, victim) = marked("buffer");
+    assert!(hot > 0.8 && victim > 0.9, "buffer: hot {hot}, victim {victim}");
+}

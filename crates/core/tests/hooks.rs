@@ -68,8 +68,8 @@ impl<M: Mechanism> Mechanism for Probe<M> {
     fn data_vc(&self) -> Vc {
         self.inner.data_vc()
     }
-    fn on_switch_arrival(&mut self, ctx: &mut Ctx<Self::Header>, sw: SwitchId, port: PortId, pkt: &mut Packet<Self::Header>) {
-        self.inner.on_switch_arrival(ctx, sw, port, pkt);
+    fn on_switch_arrival(&mut self, ctx: &mut Ctx<Self::Header>, sw: SwitchId, port: PortId, pkt: &mut Packet<Self::Header>, held: u32) {
+        self.inner.on_switch_arrival(ctx, sw, port, pkt, held);
         self.saw(Hook::SwitchArrival);
     }
     fn at_queue_head(&mut self, ctx: &mut Ctx<Self::Header>, sw: SwitchId, port: PortId, pkt: &Packet<Self::Header>, room: u32) -> Verdict {

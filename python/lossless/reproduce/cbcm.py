@@ -26,17 +26,20 @@ FB16 = "cbcm/fb16_hotspot.toml"
 FB512 = "cbcm/fb512_hotspot.toml"
 FB256 = "cbcm/fb256_hotspot.toml"
 #: §V-A: the comparisons' parameters in cycles (1 ns). ECN: 90% threshold, IPD+ 400, IPD max
-#: 1,500, IPD- 50 every 1,000 cycles. SRP: TTW 2,000 cycles, ε 0.05, n_min 4 packets; and as
-#: §III-B describes the SRP it compares with: "up to 1 message per destination from each
-#: source" (a message's reservation waits for the one before it to the same destination,
+#: 1,500, IPD- 50 every 1,000 cycles, and packets marked when they enter a buffer past the
+#: threshold (§III-A: "marks packets that traverse through a congested buffer";
+#: `marking = "buffer"`). SRP: TTW 2,000 cycles, ε 0.05, n_min 4 packets; and as §III-B
+#: describes the SRP it compares with: "up to 1 message per destination from each source" (a
+#: message's reservation waits for the one before it to the same destination,
 #: `early_reservation = false`; the SRP authors' own code reserves as messages arrive), and
 #: "the source can only transmit one message at any given time" (one waiting for its
-#: reservation's start holds back the rest: `nic.arbitration = "fifo"`; §V-A picks the next
-#: message round-robin over per-destination queues, fifo in generation order). Speculative packets also drop when they face a full output buffer (the SRP authors'
-#: BookSim, `drop_when_blocked`): the paper's SRP drops in UR-UR traffic, where none of ours
-#: waits its TTW.
+#: reservation's start holds back the rest: `nic.arbitration = "fifo"`). §V-A picks the next
+#: message round-robin over per-destination queues; `message_round_robin` does that, and two
+#: SRP checks fail with it (docs/validation.md). Speculative packets also drop when they face a
+#: full output buffer (the SRP authors' BookSim, `drop_when_blocked`): the paper's SRP drops in
+#: UR-UR traffic, where none of ours waits its TTW.
 SETTINGS = {
-    "ecn": {"cc.ecn.threshold": 0.9, "cc.ecn.ipd_increment_ns": 400, "cc.ecn.ipd_max_ns": 1500, "cc.ecn.ipd_decrement_ns": 50, "cc.ecn.decrement_timer_ns": 1000},
+    "ecn": {"cc.ecn.threshold": 0.9, "cc.ecn.ipd_increment_ns": 400, "cc.ecn.ipd_max_ns": 1500, "cc.ecn.ipd_decrement_ns": 50, "cc.ecn.decrement_timer_ns": 1000, "cc.ecn.marking": "buffer"},
     "srp": {"cc.srp.ttw_ns": 2000, "cc.srp.epsilon": 0.05, "cc.srp.n_min": 4, "cc.srp.early_reservation": False, "cc.srp.drop_when_blocked": True, "nic.arbitration": "fifo"},
 }
 LABEL = {"none": "Baseline", "ideal": "Ideal", "ecn": "ECN", "srp": "SRP", "cbcm": "CBCM"}

@@ -7,6 +7,9 @@
 //!   applies to every output, ejection ports included. A port is a root when, after the packet
 //!   leaves, its downstream buffer still has room for another data packet: a port whose
 //!   downstream is full is a victim, not a root.
+//!   The CBCM paper's ECN (§III-A, §V-A) marks instead every packet that enters an input buffer
+//!   filled beyond the threshold (`marking = "buffer"`): a victim's packets too, which is how
+//!   it throttles traffic that only shares a buffer with a hot spot's.
 //! - Destination: each marked data packet is answered with a congestion notification (one
 //!   control flit) on the control VC.
 //! - Source: each send queue's inter-packet delay grows by IPD+ per notification and shrinks by
@@ -41,11 +44,24 @@ pub struct EcnConfig {
     /// it at 1,500 cycles.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ipd_max_ns: Option<f64>,
+    /// Which packets are marked: `root`, those leaving a root of congestion (SRP paper §4), or
+    /// `buffer`, those entering an input buffer above the threshold (CBCM paper §III-A: "marks
+    /// packets that traverse through a congested buffer"; §V-A: "buffer threshold of 90% input
+    /// buffer capacity").
+    pub marking: EcnMarking,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnMarking {
+    #[default]
+    Root,
+    Buffer,
 }
 
 impl Default for EcnConfig {
     fn default() -> Self {
-        EcnConfig { ipd_increment_ns: 800.0, ipd_decrement_ns: 50.0, decrement_timer_ns: 2_000.0, threshold: 0.9, ipd_max_ns: None }
+        EcnConfig { ipd_increment_ns: 800.0, ipd_decrement_ns: 50.0, decrement_timer_ns: 2_000.0, threshold: 0.9, ipd_max_ns: None, marking: EcnMarking::Root }
     }
 }
 
@@ -76,6 +92,7 @@ pub struct EcnIpd {
     timer: Time,
     threshold_bytes: f64,
     data_bytes: u32,
+    marking: EcnMarking,
     /// Throttled send queues by (source, destination); a queue without an entry has no delay.
     throttled: FxHashMap<(NodeId, NodeId), Throttle>,
     marks: u64,
@@ -102,7 +119,8 @@ impl Registered for EcnIpd {
 | `ipd_decrement_ns` | `50` | IPD-: delay removed after each interval `decrement_timer_ns` without a notification. |
 | `decrement_timer_ns` | `2000` | t-. |
 | `ipd_max_ns` | none | The largest inter-packet delay a send queue reaches: unbounded in the SRP paper (Table 1); the CBCM paper (§V) caps it at 1,500 cycles. |
-| `threshold` | `0.9` | b_thres as a fraction of one input buffer (per VC): an output whose virtual output queues (summed over the switch's inputs) hold more than this, while its downstream buffer still has room for another data packet after the one leaving, is a root of congestion and marks the data packets it sends. Ejection ports included. |
+| `threshold` | `0.9` | b_thres as a fraction of one input buffer (per VC): under `root` marking, an output whose virtual output queues (summed over the switch's inputs) hold more than this, while its downstream buffer still has room for another data packet after the one leaving, is a root of congestion and marks the data packets it sends (ejection ports included); under `buffer` marking, a data packet is marked when the input buffer it enters holds more than this with it. |
+| `marking` | `"root"` | `root`: packets leaving a root of congestion are marked (SRP paper §4). `buffer`: packets entering a congested input buffer are marked, victims' packets too (the CBCM paper's ECN, §III-A and §V-A). |
 
 Choices the paper leaves open, and ours: "total occupancy of the VOQ queues associated with a
 given output port" is summed over all inputs of the switch; "downstream has credits available"
@@ -121,6 +139,7 @@ is a gap after each packet's serialization; one notification per marked packet.
             timer: ps_from_ns(e.decrement_timer_ns),
             threshold_bytes: e.threshold * in_cap as f64,
             data_bytes: cfg.nic.data_packet_bytes,
+            marking: e.marking,
             throttled: FxHashMap::default(),
             marks: 0,
             notifications: 0,
@@ -129,6 +148,13 @@ is a gap after each packet's serialization; one notification per marked packet.
 }
 
 impl EcnIpd {
+    fn mark(&mut self, pkt: &mut Packet<()>) {
+        if !pkt.marked {
+            pkt.marked = true;
+            self.marks += 1;
+        }
+    }
+
     fn ipd_at(&self, t: &Throttle, now: Time) -> Time {
         let steps = (now - t.since) / self.timer;
         t.ipd.saturating_sub(steps.saturating_mul(self.ipd_dec))
@@ -147,7 +173,7 @@ impl EcnIpd {
 impl Mechanism for EcnIpd {
     /// Marks are `Packet::marked`; a notification carries nothing else.
     type Header = ();
-    const HOOKS: Hooks = Hooks { transmit: true, inject_gate: true, injected: true, deliver: true, control: true, ..Hooks::NONE };
+    const HOOKS: Hooks = Hooks { switch_arrival: true, transmit: true, inject_gate: true, injected: true, deliver: true, control: true, ..Hooks::NONE };
     const GATE_ONLY_READS: bool = true;
 
     fn name(&self) -> &'static str {
@@ -162,14 +188,19 @@ impl Mechanism for EcnIpd {
         DATA_VC
     }
 
+    fn on_switch_arrival(&mut self, _: &mut Ctx<()>, _: SwitchId, _: PortId, pkt: &mut Packet<()>, held: u32) {
+        if self.marking == EcnMarking::Buffer && pkt.kind == PacketKind::Data && (held + pkt.bytes) as f64 > self.threshold_bytes {
+            self.mark(pkt);
+        }
+    }
+
     fn on_transmit(&mut self, _: &mut Ctx<()>, _: SwitchId, _: PortId, pkt: &mut Packet<()>, out: OutputView) {
-        if pkt.kind == PacketKind::Data
+        if self.marking == EcnMarking::Root
+            && pkt.kind == PacketKind::Data
             && out.queued_bytes as f64 > self.threshold_bytes
             && out.downstream_credits >= self.data_bytes
-            && !pkt.marked
         {
-            pkt.marked = true;
-            self.marks += 1;
+            self.mark(pkt);
         }
     }
 

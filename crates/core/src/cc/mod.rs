@@ -210,8 +210,10 @@ pub trait Mechanism {
         0
     }
 
-    /// A packet's head arrived at switch input `port` (timestamp it, count it).
-    fn on_switch_arrival(&mut self, _ctx: &mut Ctx<Self::Header>, _sw: SwitchId, _port: PortId, _pkt: &mut Packet<Self::Header>) {
+    /// A packet's head arrived at switch input `port` (timestamp it, count it, mark it).
+    /// `held`: the bytes already in the input buffer it enters on its VC (its output's share
+    /// under per-output buffers).
+    fn on_switch_arrival(&mut self, _ctx: &mut Ctx<Self::Header>, _sw: SwitchId, _port: PortId, _pkt: &mut Packet<Self::Header>, _held: u32) {
         audit::default_ran(Hook::SwitchArrival)
     }
 

@@ -260,7 +260,7 @@ impl Mechanism for Santos {
         DATA_VC
     }
 
-    fn on_switch_arrival(&mut self, _: &mut Ctx<SantosHeader>, sw: SwitchId, _: PortId, pkt: &mut Packet<SantosHeader>) {
+    fn on_switch_arrival(&mut self, _: &mut Ctx<SantosHeader>, sw: SwitchId, _: PortId, pkt: &mut Packet<SantosHeader>, _: u32) {
         if pkt.kind == PacketKind::Data {
             *self.waiting.entry((sw, pkt.out_port)).or_insert(0) += 1;
         }

@@ -300,7 +300,7 @@ impl Mechanism for Srp {
         DATA_VC
     }
 
-    fn on_switch_arrival(&mut self, _: &mut Ctx<SrpHeader>, _: SwitchId, _: PortId, pkt: &mut Packet<SrpHeader>) {
+    fn on_switch_arrival(&mut self, _: &mut Ctx<SrpHeader>, _: SwitchId, _: PortId, pkt: &mut Packet<SrpHeader>, _: u32) {
         if let SrpHeader::Speculative { channels, .. } = &mut pkt.hdr {
             *channels = channels.saturating_add(1);
         }

@@ -28,8 +28,9 @@ impl<M: Mechanism> Sim<M> {
         self.route_here(s, pkt);
         if M::HOOKS.switch_arrival {
             let mut copy = *self.slab.get(pkt);
+            let held = self.switches[s.idx()].inputs[port.idx()][copy.vc as usize].held(copy.out_port);
             let mut ctx = mech_ctx!(self);
-            self.mech.on_switch_arrival(&mut ctx, s, port, &mut copy);
+            self.mech.on_switch_arrival(&mut ctx, s, port, &mut copy, held);
             *self.slab.get_mut(pkt) = copy;
         }
         let p = self.slab.get(pkt);
