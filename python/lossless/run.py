@@ -19,7 +19,9 @@ if TYPE_CHECKING:
 
 ConfigLike = Union[str, os.PathLike, Mapping[str, Any]]
 
-_LATENCIES = ("packet_latency_ns", "inflight_latency_ns", "network_latency_ns")
+_LATENCIES = ("packet_latency_ns", "inflight_latency_ns", "network_latency_ns", "fct_ns")
+#: The columns of `Result.flows` and `flows.csv` (an empty table keeps them).
+FLOW_COLUMNS = ["class", "src", "dst", "packets", "bytes", "start_ns", "fct_ns", "ideal_ns", "slowdown"]
 
 
 def _config_args(config: ConfigLike) -> dict[str, str]:
@@ -70,10 +72,15 @@ def class_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
         # Summaries stored by sweeps before `marked` existed (2026-11-23) read as not measured.
         marked = c.get("marked", math.nan)
         row = {"class": name, "index": c["index"], "pattern": c["pattern"], "sources": c["sources"], "offered": c["offered"], "accepted": c["accepted"], "marked": marked}
+        # Summaries stored before FCTs existed (2026-11-25) have no fct_ns, slowdown or
+        # unfinished_messages: their columns are missing (NaN beside newer points).
         for lat in _LATENCIES:
             prefix = lat.removesuffix("_ns")
-            for stat, v in c[lat].items():
+            for stat, v in c.get(lat, {}).items():
                 row[f"{prefix}_{stat}" + ("" if stat == "count" else "_ns")] = v
+        row.update({f"slowdown_{stat}": v for stat, v in c.get("slowdown", {}).items() if stat != "count"})
+        if "unfinished_messages" in c:
+            row["unfinished_messages"] = c["unfinished_messages"]
         row.update({f"fairness_{stat}": v for stat, v in c["fairness"].items()})
         rows.append(row)
     return rows
@@ -106,6 +113,17 @@ class Result:
     summary: dict[str, Any]
     timeseries: pd.DataFrame = field(repr=False)
     links: pd.DataFrame = field(repr=False)
+    #: One row per completed message, or None unless the run set ``simulation.record_flows``.
+    recorded_flows: pd.DataFrame | None = field(default=None, repr=False)
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        """One row per message created in the window and completed: class, src, dst, packets,
+        bytes, start_ns, fct_ns, ideal_ns (alone in the empty network) and slowdown (as
+        ``flows.csv``). Needs ``simulation.record_flows = true``."""
+        if self.recorded_flows is None:
+            raise ValueError("this run kept no per-message rows: run it with `simulation.record_flows = true`")
+        return self.recorded_flows
 
     @property
     def classes(self) -> pd.DataFrame:
@@ -152,11 +170,12 @@ def run(config: ConfigLike, *, seed: int | None = None, overrides: Sequence[str]
     """
     import pandas as pd
 
-    summary, series, links = _lossless.run(**_config_args(config), overrides=_overrides(seed, overrides))
+    summary, series, links, flows = _lossless.run(**_config_args(config), overrides=_overrides(seed, overrides))
     result = Result(
         summary=json.loads(summary),
         timeseries=pd.DataFrame(json.loads(series)),
         links=pd.DataFrame(json.loads(links)),
+        recorded_flows=None if flows is None else pd.DataFrame(json.loads(flows), columns=FLOW_COLUMNS),
     )
     if "deadlock" in result.summary:
         raise DeadlockError(result)

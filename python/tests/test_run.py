@@ -30,6 +30,30 @@ def test_run_returns_dataframes_with_the_documented_columns(default_example):
     assert c.loc["uniform", "marked"] == 0.0  # no congestion control, no marks
 
 
+def test_flows_are_rows_of_completed_messages_only_when_recorded(default_example):
+    kept = lossless.run(default_example, overrides=SHORT + ["simulation.record_flows=true"])
+    f = kept.flows
+    assert list(f.columns) == ["class", "src", "dst", "packets", "bytes", "start_ns", "fct_ns", "ideal_ns", "slowdown"]
+    c = kept.classes.loc["uniform"]
+    assert len(f) == c["fct_count"] > 100
+    assert (f.slowdown >= 1.0).all() and (f.fct_ns >= f.ideal_ns).all()
+    assert f.fct_ns.mean() == pytest.approx(c["fct_mean_ns"])
+    assert c["slowdown_p99"] >= c["slowdown_p50"] >= 1.0
+    plain = lossless.run(default_example, overrides=SHORT)
+    assert plain.classes.loc["uniform", "fct_mean_ns"] == c["fct_mean_ns"]  # the same run
+    with pytest.raises(ValueError, match="record_flows = true"):
+        plain.flows
+
+
+def test_summaries_stored_before_fcts_existed_have_no_fct_columns(default_example):
+    summary = lossless.run(default_example, overrides=SHORT).summary
+    for key in ("fct_ns", "slowdown", "unfinished_messages"):
+        del summary["classes"]["uniform"][key]
+    row = class_rows(summary)[0]
+    assert "fct_mean_ns" not in row and "slowdown_p99" not in row
+    assert row["accepted"] == summary["classes"]["uniform"]["accepted"]
+
+
 def test_summaries_stored_before_marked_existed_read_it_as_not_measured(default_example):
     summary = lossless.run(default_example, overrides=SHORT).summary
     del summary["classes"]["uniform"]["marked"]
@@ -52,6 +76,20 @@ def test_python_and_cli_give_the_same_result(default_example, tmp_path):
     assert cli["sources"] == r.summary["sources"]
     series = pd.read_csv(out / "timeseries.csv")
     pd.testing.assert_frame_equal(series, r.timeseries, check_dtype=False)
+    assert not (out / "flows.csv").exists()
+
+
+def test_the_cli_writes_flows_csv_when_flows_are_recorded(default_example, tmp_path):
+    flows = SHORT + ["simulation.record_flows=true"]
+    r = lossless.run(default_example, overrides=flows)
+    out = tmp_path / "run"
+    p = subprocess.run(
+        [sys.executable, "-m", "lossless", "run", str(default_example), "--out", str(out), "-q", *[a for o in flows for a in ("--set", o)]],
+        capture_output=True,
+        text=True,
+    )
+    assert p.returncode == 0, p.stderr
+    pd.testing.assert_frame_equal(pd.read_csv(out / "flows.csv"), r.flows, check_dtype=False)
 
 
 def test_dict_config_and_overrides(fig1_example):

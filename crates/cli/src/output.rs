@@ -125,7 +125,11 @@ fn write_files(dir: &Path, cfg: &Config, s: &Summary) -> io::Result<()> {
     let toml = toml::to_string(&lossless_core::resolved_config(cfg).map_err(io::Error::other)?).map_err(io::Error::other)?;
     fs::write(dir.join("config.toml"), toml)?;
     write_csv(&dir.join("timeseries.csv"), &s.series)?;
-    write_csv(&dir.join("links.csv"), &s.links)
+    write_csv(&dir.join("links.csv"), &s.links)?;
+    if cfg.simulation.record_flows {
+        write_csv(&dir.join("flows.csv"), &s.flows)?;
+    }
+    Ok(())
 }
 
 fn write_csv<T: serde::Serialize>(path: &Path, rows: &[T]) -> io::Result<()> {

@@ -108,6 +108,9 @@ fn each_error_names_its_key() {
         (&["traffic.0.rate_limit=0"], "traffic[0].rate_limit", "between 1e-6 and 1"),
         (&["traffic.0.rate_limit=1.5"], "traffic[0].rate_limit", "between 1e-6 and 1"),
         (&["traffic.0.message={kind=\"uniform\",min=8,max=4}"], "traffic[0].message", "min <= max"),
+        (&["traffic.0.message={kind=\"cdf\"}"], "traffic[0].message", "exactly one of `table` (web_search, data_mining) and `file`"),
+        (&["traffic.0.message={kind=\"cdf\",table=\"web\"}"], "traffic[0].message", "unknown variant `web`, expected `web_search` or `data_mining`"),
+        (&["traffic.0.message={kind=\"cdf\",file=\"/nonexistent/sizes.txt\"}"], "traffic[0].message.file", "cannot read `/nonexistent/sizes.txt`"),
         (
             &["routing.algorithm=\"shortest_path\"", "routing.shortest_path.routes=[{switch=\"s0.0\",dest=\"h3\",next=\"nowhere\"}]"],
             "routing.shortest_path.routes[0].next",

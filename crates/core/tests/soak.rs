@@ -8,7 +8,7 @@ use common::{example, run_config, running};
 use lossless_core::Config;
 use rand::{RngExt, SeedableRng};
 
-const EXAMPLES: [&str; 10] = [
+const EXAMPLES: [&str; 11] = [
     "fattree256_uniform.toml",
     "srp/fig1_baseline.toml",
     "srp/hotspot40_background.toml",
@@ -19,6 +19,7 @@ const EXAMPLES: [&str; 10] = [
     "santos/two_switch.toml",
     "cbcm/fb16_uniform.toml",
     "dragonfly/df1056_ugal.toml",
+    "flows/fattree256_websearch.toml",
 ];
 use lossless_core::cc::registry::NAMES as MECHANISMS;
 use lossless_core::switch::queues::NAMES as QUEUES;
@@ -45,7 +46,7 @@ fn every_example_under_every_mechanism_keeps_the_invariants() {
                     format!("simulation.measure_ns={}", rng.random_range(3..40u32) * 1_000),
                     format!("switch.input_queues=\"{queues}\""),
                     format!("switch.arbitration=\"{}\"", ["round_robin", "oldest_first"][rng.random_range(0..2usize)]),
-                    format!("nic.arbitration=\"{}\"", ["round_robin", "oldest_first"][rng.random_range(0..2usize)]),
+                    format!("nic.arbitration=\"{}\"", ["round_robin", "oldest_first", "fifo", "message_round_robin"][rng.random_range(0..4usize)]),
                     format!("switch.input_buffer_packets={}", [1, 2, 4, 16][rng.random_range(0..4usize)]),
                 ];
                 if per_output {

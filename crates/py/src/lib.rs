@@ -42,10 +42,11 @@ fn parse(toml_text: Option<&str>, json_text: Option<&str>, overrides: &[String])
     }
 }
 
-/// Runs one simulation. Returns (summary JSON, time-series rows JSON, link rows JSON).
+/// Runs one simulation. Returns (summary JSON, time-series rows JSON, link rows JSON, flow rows
+/// JSON or None without `simulation.record_flows`).
 #[pyfunction]
 #[pyo3(signature = (toml_text=None, json_text=None, overrides=Vec::new()))]
-fn run(py: Python<'_>, toml_text: Option<&str>, json_text: Option<&str>, overrides: Vec<String>) -> PyResult<(String, String, String)> {
+fn run(py: Python<'_>, toml_text: Option<&str>, json_text: Option<&str>, overrides: Vec<String>) -> PyResult<(String, String, String, Option<String>)> {
     no_panic(|| {
         let cfg = parse(toml_text, json_text, &overrides)?;
         // The simulation holds no Python object: other Python threads run meanwhile. Every
@@ -58,7 +59,7 @@ fn run(py: Python<'_>, toml_text: Option<&str>, json_text: Option<&str>, overrid
             RunError::Config(e) => config_error(e),
             RunError::Interrupted => PyKeyboardInterrupt::new_err("the run was interrupted"),
         })?;
-        Ok((to_json(&summary)?, to_json(&summary.series)?, to_json(&summary.links)?))
+        Ok((to_json(&summary)?, to_json(&summary.series)?, to_json(&summary.links)?, cfg.simulation.record_flows.then(|| to_json(&summary.flows)).transpose()?))
     })
 }
 

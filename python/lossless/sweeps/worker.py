@@ -21,7 +21,8 @@ from ..run import deadlock_message
 def run_point(resolved_toml: str) -> dict[str, Any]:
     started = time.perf_counter()
     try:
-        summary, series, links = _lossless.run(toml_text=resolved_toml)
+        # A sweep stores each class's FCT distribution (in the summary), not per-flow rows.
+        summary, series, links, _ = _lossless.run(toml_text=resolved_toml)
     except _lossless.ConfigError as e:
         return {"error": str(e), "kind": "config"}
     except KeyboardInterrupt:

@@ -39,11 +39,15 @@ pub struct SimulationConfig {
     /// choice, as no paper gives one: 1 ms, about 4,900 packet times on the SRP reference
     /// network, where even a saturated hot spot moves a packet every 205 ns.
     pub watchdog_ns: f64,
+    /// Keep a row per completed message (`flows.csv`, Python's `Result.flows`): for
+    /// flow-completion studies; off, a run keeps only each class's FCT and slowdown
+    /// distributions.
+    pub record_flows: bool,
 }
 
 impl Default for SimulationConfig {
     fn default() -> Self {
-        SimulationConfig { seed: 1, warmup_ns: 20_000.0, measure_ns: 100_000.0, bin_ns: 1_000.0, cycle_ns: 1.0, watchdog_ns: 1_000_000.0 }
+        SimulationConfig { seed: 1, warmup_ns: 20_000.0, measure_ns: 100_000.0, bin_ns: 1_000.0, cycle_ns: 1.0, watchdog_ns: 1_000_000.0, record_flows: false }
     }
 }
 
@@ -497,6 +501,27 @@ pub enum MessageSize {
     },
     /// Uniform on `min..=max` packets.
     Uniform { min: u32, max: u32 },
+    /// Sizes in bytes from an empirical distribution, linear between its points (as ns-2's and
+    /// ns-3's empirical random variables), rounded up to whole packets: a shipped `table`
+    /// (`web_search`, `data_mining`) or a `file` of lines `bytes cumulative-probability`.
+    Cdf {
+        #[serde(default)]
+        table: Option<CdfTable>,
+        #[serde(default)]
+        file: Option<String>,
+    },
+}
+
+/// The flow-size distributions every datacenter transport paper uses (docs/flows.md).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, strum::EnumIter, strum::IntoStaticStr)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum CdfTable {
+    /// A web-search cluster (DCTCP, SIGCOMM 2010, Fig. 4): mean 1.7 MB, 30 MB at most.
+    WebSearch,
+    /// A data-mining cluster (VL2, SIGCOMM 2009, Fig. 2): half below 1.1 KB, mean 12.7 MB, up to
+    /// 1 GB.
+    DataMining,
 }
 
 impl Default for MessageSize {
@@ -506,16 +531,3 @@ impl Default for MessageSize {
     }
 }
 
-impl MessageSize {
-    pub fn mean_packets(&self) -> f64 {
-        match self {
-            MessageSize::Fixed { packets } => *packets as f64,
-            MessageSize::Bimodal { packets, weights } => {
-                let w: Vec<f64> = weights.clone().unwrap_or_else(|| vec![1.0; packets.len()]);
-                let total: f64 = w.iter().sum();
-                packets.iter().zip(&w).map(|(p, w)| *p as f64 * w).sum::<f64>() / total
-            }
-            MessageSize::Uniform { min, max } => (*min as f64 + *max as f64) / 2.0,
-        }
-    }
-}

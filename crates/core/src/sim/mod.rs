@@ -47,7 +47,7 @@ use crate::nic::{ControlQueues, Copies, Nic, SendQueues};
 use crate::packet::Slab;
 use crate::rng::{stream, Family, Stream};
 use crate::routing::Routing;
-use crate::stats::{Stats, Summary, SummaryContext};
+use crate::stats::{Flows, Stats, Summary, SummaryContext, ZeroLoad};
 use crate::switch::queues::Spec;
 use crate::switch::{Switch, VcSpec};
 use crate::time::{ps_from_ns, Rate, Time};
@@ -306,6 +306,11 @@ impl<M: Mechanism> Sim<M> {
             traffic.classes.iter().map(|c| c.greedy).collect(),
             topo.hosts(),
             topo.channels.len(),
+            Flows::new(
+                traffic.classes.len(),
+                ZeroLoad::new(&topo, ps_from_ns(cfg.switch.router_latency_ns), cfg.nic.data_packet_bytes),
+                cfg.simulation.record_flows,
+            ),
         );
         // Greedy classes without ON-OFF periods send from start to stop (ON periods are counted
         // as they open, `nic_ops::arrival`).
@@ -486,6 +491,7 @@ impl<M: Mechanism> Sim<M> {
             mechanism_counters: self.mech.counters(),
             queued,
             deadlock: self.deadlock.clone(),
+            packet_bytes: self.p.data_bytes,
         })
     }
 }

@@ -43,7 +43,7 @@ impl<M: Mechanism> Sim<M> {
 
     fn enqueue(&mut self, node: NodeId, dst: NodeId, msg: Message) {
         let bytes = msg.packets as u64 * self.p.data_bytes as u64;
-        self.stats.offered(self.now, msg.class, node, bytes, msg.packets as u64);
+        self.stats.offered(self.now, msg.class, node, dst, bytes, msg.packets);
         let packets = msg.packets;
         let nic = &mut self.nics[node.idx()];
         let qps = &mut self.qps;

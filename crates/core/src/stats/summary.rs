@@ -26,6 +26,14 @@ pub struct ClassSummary {
     pub packet_latency_ns: LatencySummary,
     pub inflight_latency_ns: LatencySummary,
     pub network_latency_ns: LatencySummary,
+    /// Flow completion time: from a message's creation to the arrival of its last packet, for
+    /// the messages created in the window that completed (greedy classes have none).
+    pub fct_ns: LatencySummary,
+    /// Their FCT over the time each would take alone in the empty network (docs/metrics.md).
+    pub slowdown: LatencySummary,
+    /// Messages created in the window still incomplete when the run ended: the FCTs above
+    /// leave them out, which favours short messages if there are many.
+    pub unfinished_messages: u64,
     /// Fraction of the data packets delivered in the window that carried a congestion mark
     /// (FECN, ECN or Santos' mark; 0 under mechanisms that do not mark).
     pub marked: f64,
@@ -54,6 +62,21 @@ pub struct Counters {
     pub retransmitted: u64,
     /// Second arrivals of a data packet, discarded (not in `delivered`).
     pub duplicates: u64,
+}
+
+/// One completed message (`simulation.record_flows`): a row of `flows.csv`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlowRow {
+    pub class: String,
+    pub src: u32,
+    pub dst: u32,
+    pub packets: u32,
+    pub bytes: u64,
+    pub start_ns: f64,
+    pub fct_ns: f64,
+    /// The time it would take alone in the empty network.
+    pub ideal_ns: f64,
+    pub slowdown: f64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -103,6 +126,8 @@ pub struct Summary {
     pub links: Vec<LinkRow>,
     #[serde(skip)]
     pub series: Vec<SeriesRow>,
+    #[serde(skip)]
+    pub flows: Vec<FlowRow>,
 }
 
 pub(crate) struct Context<'a> {
@@ -116,6 +141,7 @@ pub(crate) struct Context<'a> {
     pub mechanism_counters: Vec<(&'static str, u64)>,
     pub queued: u64,
     pub deadlock: Option<Deadlock>,
+    pub packet_bytes: u32,
 }
 
 impl Summary {
@@ -131,6 +157,7 @@ impl Summary {
         let source_throughput = |h: NodeId| frac(s.source_accepted[h.idx()], host_rate(h).mbps as f64, window);
         let mut classes = BTreeMap::new();
         let mut class_rates = Vec::new();
+        let unfinished = s.flows.unfinished(c.traffic.classes.len());
         for (i, cl) in c.traffic.classes.iter().enumerate() {
             let rates: f64 = cl.sources.iter().map(|&h| host_rate(h).mbps as f64).sum();
             class_rates.push(rates);
@@ -149,6 +176,9 @@ impl Summary {
                     packet_latency_ns,
                     inflight_latency_ns: st.inflight.summary(),
                     network_latency_ns: st.network.summary(),
+                    fct_ns: s.flows.fct[i].summary(),
+                    slowdown: s.flows.slowdown_milli[i].summary(),
+                    unfinished_messages: unfinished[i],
                     marked,
                     fairness: Fairness::of(&cl.sources.iter().map(|&h| source_throughput(h)).collect::<Vec<_>>()),
                 },
@@ -193,6 +223,24 @@ impl Summary {
                 });
             }
         }
+        let packet_bytes = c.packet_bytes as u64;
+        let flows = s
+            .flows
+            .records
+            .iter()
+            .flatten()
+            .map(|f| FlowRow {
+                class: c.traffic.classes[f.class as usize].name.clone(),
+                src: f.src.0,
+                dst: f.dst.0,
+                packets: f.packets,
+                bytes: f.packets as u64 * packet_bytes,
+                start_ns: ns_from_ps(f.created),
+                fct_ns: ns_from_ps(f.fct),
+                ideal_ns: ns_from_ps(f.ideal),
+                slowdown: f.fct as f64 / f.ideal as f64,
+            })
+            .collect();
         let k = s.counters;
         Summary {
             version: crate::VERSION.to_string(),
@@ -225,6 +273,7 @@ impl Summary {
             deadlock: c.deadlock,
             links,
             series,
+            flows,
         }
     }
 

@@ -5,14 +5,15 @@
 mod arrival;
 mod pattern;
 mod resolve;
+mod sizes;
 
 pub use resolve::resolve;
+pub use sizes::Sizes;
 
-use crate::config::{Arrival, MessageSize, Pattern};
+use crate::config::{Arrival, Pattern};
 use crate::ids::{ClassId, NodeId};
 use crate::rng::Stream;
 use crate::time::Time;
-use rand::RngExt;
 
 pub struct Class {
     pub name: String,
@@ -21,7 +22,7 @@ pub struct Class {
     /// Greedy ON-OFF sources: mean ON and OFF times (ps).
     pub on_off: Option<(f64, f64)>,
     pub arrival: Arrival,
-    pub size: MessageSize,
+    pub size: Sizes,
     /// Offered load (fraction of the injection link); 1 for greedy classes.
     pub load: f64,
     /// `rate_limit` as its inverse: a source's packets start at least this many packet times
@@ -143,26 +144,7 @@ impl Traffic {
         let src = &mut self.sources[s];
         let class = &self.classes[src.class as usize];
         let dst = pattern::destination(class, src.node, now, &mut src.rng);
-        let packets = match &class.size {
-            MessageSize::Fixed { packets } => *packets,
-            MessageSize::Uniform { min, max } => src.rng.random_range(*min..=*max),
-            MessageSize::Bimodal { packets, weights } => {
-                let i = match weights {
-                    None => src.rng.random_range(0..packets.len()),
-                    Some(w) => {
-                        let total: f64 = w.iter().sum();
-                        let mut x = src.rng.random::<f64>() * total;
-                        w.iter()
-                            .position(|wi| {
-                                x -= wi;
-                                x < 0.0
-                            })
-                            .unwrap_or(packets.len() - 1)
-                    }
-                };
-                packets[i]
-            }
-        };
+        let packets = class.size.draw(&mut src.rng);
         Draw { dst, packets }
     }
 }

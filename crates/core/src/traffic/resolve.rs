@@ -1,6 +1,6 @@
 //! From `[[traffic]]` tables to classes with concrete source and destination sets.
 
-use super::{pattern, Class, Source, Target, Traffic};
+use super::{pattern, Class, Sizes, Source, Target, Traffic};
 use crate::config::{Config, NodeRef, Pattern, PatternSettings, TrafficConfig};
 use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{ClassId, NodeId};
@@ -173,7 +173,8 @@ fn class(
     }
     let stop = t.stop_ns.map(ps_from_ns).unwrap_or(end).min(end);
     let load = t.load.unwrap_or(1.0);
-    let message_ps = t.message.mean_packets() * Rate::from_gbps(cfg.topology.link().host_gbps()).serialization(cfg.nic.data_packet_bytes) as f64;
+    let size = Sizes::resolve(&t.message, &format!("{key}.message"), cfg.nic.data_packet_bytes)?;
+    let message_ps = size.mean_packets() * Rate::from_gbps(cfg.topology.link().host_gbps()).serialization(cfg.nic.data_packet_bytes) as f64;
     if let Some(o) = t.on_off {
         // Each ON period opens with a message: periods shorter than one would offer more than
         // the link carries.
@@ -203,7 +204,7 @@ fn class(
         greedy: t.greedy,
         on_off: t.on_off.map(|o| (ps_from_ns(o.mean_on_ns) as f64, ps_from_ns(o.mean_off_ns) as f64)),
         arrival: t.arrival,
-        size: t.message.clone(),
+        size,
         load,
         pace: t.rate_limit.map(|r| 1.0 / r),
         start: ps_from_ns(t.start_ns),

@@ -1,0 +1,162 @@
+//! Message completion (flow completion time, FCT, and slowdown; docs/metrics.md): a message is
+//! complete when the last of its packets arrives, and its slowdown is its FCT over the time it
+//! would take alone in the empty network (`ZeroLoad`).
+
+use super::Latency;
+use crate::ids::{ClassId, Endpoint, NodeId, SwitchId};
+use crate::time::{Rate, Time};
+use crate::topology::Topology;
+use rustc_hash::FxHashMap;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// A message created in the window whose packets are still arriving. Keyed by (source host,
+/// class, creation time): a source creates its messages at distinct times (arrival gaps are at
+/// least 1 ps) and a class lists a host once.
+struct Pending {
+    dst: NodeId,
+    packets: u32,
+    left: u32,
+}
+
+/// One completed message (`simulation.record_flows`).
+#[derive(Clone, Copy, Debug)]
+pub struct FlowRecord {
+    pub class: ClassId,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub packets: u32,
+    pub created: Time,
+    pub fct: Time,
+    pub ideal: Time,
+}
+
+pub struct Flows {
+    pending: FxHashMap<(NodeId, ClassId, Time), Pending>,
+    /// Per class: FCT of the messages created in the window and completed.
+    pub fct: Vec<Latency>,
+    /// Per class: their slowdown in thousandths (a `Latency` reads it back divided by 1,000:
+    /// in units of slowdown).
+    pub slowdown_milli: Vec<Latency>,
+    pub records: Option<Vec<FlowRecord>>,
+    ideal: ZeroLoad,
+}
+
+impl Flows {
+    pub fn new(classes: usize, ideal: ZeroLoad, record: bool) -> Flows {
+        Flows {
+            pending: FxHashMap::default(),
+            fct: (0..classes).map(|_| Latency::default()).collect(),
+            slowdown_milli: (0..classes).map(|_| Latency::default()).collect(),
+            records: record.then(Vec::new),
+            ideal,
+        }
+    }
+
+    pub fn created(&mut self, src: NodeId, dst: NodeId, class: ClassId, created: Time, packets: u32) {
+        self.pending.insert((src, class, created), Pending { dst, packets, left: packets });
+    }
+
+    /// A packet of a message created at `created` arrived (its first copy) at `now`.
+    pub fn arrived(&mut self, src: NodeId, class: ClassId, created: Time, now: Time) {
+        let key = (src, class, created);
+        let Some(m) = self.pending.get_mut(&key) else { return };
+        m.left -= 1;
+        if m.left > 0 {
+            return;
+        }
+        let (dst, packets) = (m.dst, m.packets);
+        self.pending.remove(&key);
+        let fct = now - created;
+        let ideal = self.ideal.time(src, dst, packets);
+        self.fct[class as usize].record(fct);
+        self.slowdown_milli[class as usize].record((fct as u128 * 1_000 / ideal as u128) as Time);
+        if let Some(r) = &mut self.records {
+            r.push(FlowRecord { class, src, dst, packets, created, fct, ideal });
+        }
+    }
+
+    /// Per class: messages created in the window that had not completed when the run ended.
+    pub fn unfinished(&self, classes: usize) -> Vec<u64> {
+        let mut n = vec![0; classes];
+        for &(_, class, _) in self.pending.keys() {
+            n[class as usize] += 1;
+        }
+        n
+    }
+}
+
+/// The time a message takes alone in the empty network on a minimal path: the head crosses
+/// every channel (its latency) and every switch (the router pipeline), then the packets follow
+/// back to back at the slower of the two host links. Exact where all links on the path run at
+/// one rate (tests/flows.rs checks it against single messages).
+pub struct ZeroLoad {
+    router_latency: Time,
+    packet_bytes: u32,
+    /// Per host: its switch, its injection and ejection channels' latencies and rates.
+    hosts: Vec<(SwitchId, Time, Time, Rate, Rate)>,
+    /// Per switch: neighbouring switches and the latency of the channel to each.
+    links: Vec<Vec<(SwitchId, Time)>>,
+    /// Per source switch, computed on first use: the head's time to each switch from entering
+    /// the source switch's pipeline.
+    from: Vec<Option<Vec<Time>>>,
+}
+
+impl ZeroLoad {
+    pub fn new(topo: &Topology, router_latency: Time, packet_bytes: u32) -> ZeroLoad {
+        let hosts = (0..topo.hosts())
+            .map(|h| {
+                let (out, inp) = (&topo.channels[topo.host_out[h].idx()], &topo.channels[topo.host_in[h].idx()]);
+                let Endpoint::Switch(sw, _) = out.to else { unreachable!("a host's injection channel ends at a switch") };
+                (sw, out.latency, inp.latency, out.rate, inp.rate)
+            })
+            .collect();
+        let links = topo
+            .switches
+            .iter()
+            .map(|s| {
+                s.ports
+                    .iter()
+                    .filter_map(|p| {
+                        let c = &topo.channels[p.out.idx()];
+                        match c.to {
+                            Endpoint::Switch(next, _) => Some((next, c.latency)),
+                            Endpoint::Host(_) => None,
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        ZeroLoad { router_latency, packet_bytes, hosts, links, from: vec![None; topo.switches.len()] }
+    }
+
+    pub fn time(&mut self, src: NodeId, dst: NodeId, packets: u32) -> Time {
+        let (s, out_latency, _, out_rate, _) = self.hosts[src.idx()];
+        let (d, _, in_latency, _, in_rate) = self.hosts[dst.idx()];
+        let between = self.between(s)[d.idx()];
+        let rate = if out_rate.mbps < in_rate.mbps { out_rate } else { in_rate };
+        out_latency + between + in_latency + packets as Time * rate.serialization(self.packet_bytes)
+    }
+
+    /// Dijkstra from switch `s`: each switch costs a router pipeline, each channel its latency.
+    fn between(&mut self, s: SwitchId) -> &[Time] {
+        if self.from[s.idx()].is_none() {
+            let mut best = vec![Time::MAX; self.links.len()];
+            let mut heap = BinaryHeap::from([Reverse((self.router_latency, s.0))]);
+            while let Some(Reverse((t, u))) = heap.pop() {
+                if t >= best[u as usize] {
+                    continue;
+                }
+                best[u as usize] = t;
+                for &(v, latency) in &self.links[u as usize] {
+                    let tv = t + latency + self.router_latency;
+                    if tv < best[v.idx()] {
+                        heap.push(Reverse((tv, v.0)));
+                    }
+                }
+            }
+            self.from[s.idx()] = Some(best);
+        }
+        self.from[s.idx()].as_deref().expect("computed above")
+    }
+}
