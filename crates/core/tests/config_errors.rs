@@ -108,6 +108,8 @@ fn each_error_names_its_key() {
         (&["traffic.0.rate_limit=0"], "traffic[0].rate_limit", "between 1e-6 and 1"),
         (&["traffic.0.rate_limit=1.5"], "traffic[0].rate_limit", "between 1e-6 and 1"),
         (&["traffic.0.message={kind=\"uniform\",min=8,max=4}"], "traffic[0].message", "min <= max"),
+        (&["cc.mechanism=\"accurate\"", "cc.accurate.alpha=1.5"], "cc.accurate.alpha", "must be in (0, 1)"),
+        (&["cc.mechanism=\"accurate\"", "cc.accurate.short_circuit_factor=0.5"], "cc.accurate.short_circuit_factor", "must be at least 1"),
         (&["traffic.0.message={kind=\"cdf\"}"], "traffic[0].message", "exactly one of `table` (web_search, data_mining) and `file`"),
         (&["traffic.0.message={kind=\"cdf\",table=\"web\"}"], "traffic[0].message", "unknown variant `web`, expected `web_search` or `data_mining`"),
         (&["traffic.0.message={kind=\"cdf\",file=\"/nonexistent/sizes.txt\"}"], "traffic[0].message.file", "cannot read `/nonexistent/sizes.txt`"),

@@ -143,6 +143,8 @@ pub struct OutputView {
     pub buffer_bytes: u32,
     /// The output leads to a host (a channel adapter), not to another switch.
     pub to_host: bool,
+    /// The rate of the output's link.
+    pub link_rate: Rate,
     /// With `Hooks::voq_detail`: the fullest virtual output queue for this output (bytes), the
     /// VoQs' total, and the number of inputs with bytes queued for it. Otherwise `queued_bytes`,
     /// `queued_bytes` and 0. A VoQ lets go of a packet when the crossbar takes it, while

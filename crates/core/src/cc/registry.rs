@@ -25,6 +25,7 @@ macro_rules! mechanisms {
             santos::Santos,
             ideal::Ideal,
             cbcm::Cbcm,
+            accurate::Accurate,
         }
     };
 }

@@ -501,6 +501,7 @@ impl<M: Mechanism> Sim<M> {
             downstream_credits: ovc.credits[pool],
             buffer_bytes: self.p.in_cap,
             to_host: matches!(to, Endpoint::Host(_)),
+            link_rate: rate,
             voq_max_bytes: queued,
             voq_sum_bytes: queued,
             contributors: 0,

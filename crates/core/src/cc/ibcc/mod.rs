@@ -294,6 +294,7 @@ mod tests {
     use super::*;
     use crate::ids::QpId;
     use crate::routing::Leg;
+    use crate::time::Rate;
 
     fn ibcc(extra: &str) -> IbCc {
         crate::cc::test_build::<IbCc>("ibcc", extra)
@@ -331,6 +332,7 @@ mod tests {
             downstream_credits: 4096,
             buffer_bytes: 4096,
             to_host: false,
+            link_rate: Rate::from_gbps(10.0),
             voq_max_bytes: queued,
             voq_sum_bytes: queued,
             contributors: 1,
@@ -432,6 +434,7 @@ mod tests {
             downstream_credits: 0,
             buffer_bytes: 4096,
             to_host: true,
+            link_rate: Rate::from_gbps(10.0),
             voq_max_bytes: 4000,
             voq_sum_bytes: 4000,
             contributors: 2,
