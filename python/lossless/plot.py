@@ -39,6 +39,11 @@ _LABELS = {
     "inflight_latency_mean_ns": "mean in-flight latency (ns)",
     "network_latency_mean_ns": "mean network latency (ns)",
     "packet_latency_p99_ns": "99th percentile packet latency (ns)",
+    "fct_mean_ns": "mean flow completion time (ns)",
+    "fct_p99_ns": "99th percentile flow completion time (ns)",
+    "slowdown_mean": "mean FCT slowdown (over the time alone)",
+    "slowdown_p99": "99th percentile FCT slowdown",
+    "slowdown_p999": "99.9th percentile FCT slowdown",
     "bin_start_ns": "time (ns)",
     "fairness_jain": "Jain's fairness index",
 }
