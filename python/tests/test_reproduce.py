@@ -13,7 +13,7 @@ def test_targets_are_registered():
     assert {"ib-t2", "ib-t4", "ib-t7", "ib-t9", "ib-t41", "ib-t42", "ib-t45"} <= set(TARGETS)
     assert {"san-2", "san-3", "san-4", "san-5", "san-6", "san-7"} <= set(TARGETS)
     assert {"cbcm-2", "cbcm-3", "cbcm-5", "cbcm-8", "cbcm-9", "cbcm-11", "cbcm-12", "cbcm-13", "cbcm-14"} <= set(TARGETS)
-    assert {"acc-3", "acc-4"} <= set(TARGETS)
+    assert {"acc-3", "acc-4", "acc-5"} <= set(TARGETS)
 
 
 def test_cbcm_2_reproduces(tmp_path):

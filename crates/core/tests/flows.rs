@@ -90,3 +90,40 @@ fn without_record_flows_no_rows_are_kept() {
     assert!(s.flows.is_empty());
     assert!(s.classes["uniform0"].fct_ns.count > 1000);
 }
+
+#[test]
+fn with_a_queue_per_flow_a_short_message_does_not_wait_behind_a_long_one() {
+    // Host 0 sends 1,000 packets to host 255 at 0 and one packet more at 1 us.
+    let short_fct = |queues: &str| {
+        let s = run(&format!(
+            r#"{FAT_TREE_256}
+[simulation]
+warmup_ns = 0
+measure_ns = 300000
+[nic]
+send_queues = "{queues}"
+[[traffic]]
+name = "long"
+pattern = "burst"
+sources = [0]
+dest = 255
+message = {{ kind = "fixed", packets = 1000 }}
+[[traffic]]
+name = "short"
+pattern = "burst"
+sources = [0]
+dest = 255
+start_ns = 1000
+message = {{ kind = "fixed", packets = 1 }}
+"#
+        ));
+        assert_eq!(s.classes["long"].fct_ns.count, 1);
+        s.classes["short"].fct_ns.mean
+    };
+    // Behind the long message it waits about 1,000 packet times (204.8 us).
+    assert!(short_fct("per_destination") > 200_000.0);
+    // Side by side, it waits at most for the long one's packet on the link and the long one's
+    // turn in the round-robin, then takes its zero-load time (410.8 ns).
+    let own = short_fct("per_flow");
+    assert!(own <= 410.8 + 2.0 * 204.8, "{own} ns");
+}

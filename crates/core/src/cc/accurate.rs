@@ -2,7 +2,8 @@
 //! (Karampelas et al., "Optimizing Network Congestion Control for High-Performance Remote Direct
 //! Memory Access Transfers", §II).
 //!
-//! - Flows are send queues (one per source and destination, an RDMA channel each). A flow starts
+//! - Flows are send queues (an RDMA channel each: one per message with `nic.send_queues =
+//!   "per_flow"`, the paper's multi-channel engine, else one per destination). A flow starts
 //!   at its link rate and announces itself with a flow-init Flow Rate Packet (FRP, §II-B); once
 //!   per Rate Re-evaluation Period (RRP) every active flow sends an FRP carrying its Current Rate
 //!   (CR) and Desired Rate (DR, its link rate: it always wants more, §II-C); when its queue
@@ -25,7 +26,7 @@ use super::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, Registered, Sett
 use crate::config::limits::span_ns;
 use crate::config::Config;
 use crate::error::{ConfigError, ConfigResult};
-use crate::ids::{NodeId, PortId, SwitchId, Vc};
+use crate::ids::{NodeId, PortId, QpId, SwitchId, Vc};
 use crate::packet::{Packet, PacketKind};
 use crate::time::{ps_from_ns, Rate, Time};
 use rustc_hash::FxHashMap;
@@ -75,9 +76,10 @@ const RRP_END: u64 = 0;
 /// An FRP's fields. Rates in Mb/s.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FrpHeader {
-    /// The flow: its source and destination hosts (a short-circuit response leaves a switch).
+    /// The flow: its source host and its send queue there (a short-circuit response leaves a
+    /// switch, so the packet's own source does not say).
     src: NodeId,
-    dst: NodeId,
+    qp: QpId,
     cr: f32,
     dr: f32,
     kind: FrpKind,
@@ -154,6 +156,7 @@ impl Cp {
 
 /// A flow at its source.
 struct Flow {
+    dst: NodeId,
     link: Rate,
     rate: f32,
     /// When its last packet was due and its serialization time: the next is due one packet
@@ -189,8 +192,9 @@ pub struct Accurate {
     rrp: Time,
     alpha: f32,
     short_circuit: f32,
-    /// Sorted, so that every RRP the FRPs are queued in the same order run after run.
-    flows: BTreeMap<(NodeId, NodeId), Flow>,
+    /// By source and send queue; sorted, so that every RRP the FRPs are queued in the same
+    /// order run after run.
+    flows: BTreeMap<(NodeId, QpId), Flow>,
     cps: FxHashMap<Link, Cp>,
     rrp_running: bool,
     c: Counters,
@@ -212,8 +216,9 @@ impl Registered for Accurate {
 | `alpha` | `0.05` | α: the share of each link kept free to drain backlogs (§III). |
 | `short_circuit_factor` | `2` | A contention point answers an FRP at once (a short-circuit response) when its current rate exceeds the fair share by this factor (§II-A says "a large difference": ours). |
 
-Choices the paper leaves open, and ours: a flow is a send queue (source, destination) from its
-first message until it empties; it starts at its link rate and its desired rate is always its
+Choices the paper leaves open, and ours: a flow is a send queue from its first message until it
+empties (one message with `nic.send_queues = "per_flow"`, the paper's RDMA channels; the
+messages to one destination back to back otherwise); it starts at its link rate and its desired rate is always its
 link rate; contention points sit at every switch output and at every host's injection link; a
 link's fair share starts at C (1 - α); with no flow bottlenecked on the link, it is the fastest
 flow bottlenecked elsewhere plus the capacity left (Eq. 1 with M = 0 is undefined; read as what
@@ -239,11 +244,12 @@ every link and source.
 }
 
 impl Accurate {
-    /// Sends an FRP of flow (`src`, `dst`), through the CP of `src`'s injection link.
-    fn send_frp(&mut self, ctx: &mut Ctx<FrpHeader>, src: NodeId, dst: NodeId, kind: FrpKind) {
-        let Some(f) = self.flows.get(&(src, dst)) else { return };
-        let link = f.link.mbps as f32;
-        let mut h = FrpHeader { src, dst, cr: f.rate, dr: link, kind };
+    /// Sends an FRP of the flow of send queue `qp` of `src`, through the CP of `src`'s
+    /// injection link.
+    fn send_frp(&mut self, ctx: &mut Ctx<FrpHeader>, src: NodeId, qp: QpId, kind: FrpKind) {
+        let Some(f) = self.flows.get(&(src, qp)) else { return };
+        let (link, dst) = (f.link.mbps as f32, f.dst);
+        let mut h = FrpHeader { src, qp, cr: f.rate, dr: link, kind };
         let alpha = self.alpha;
         self.cps.entry(Link::Host(src)).or_insert_with(|| Cp::new(link, alpha)).visit(&mut h, alpha);
         self.c.frps += 1;
@@ -276,27 +282,27 @@ impl Mechanism for Accurate {
     }
 
     fn on_message(&mut self, ctx: &mut Ctx<FrpHeader>, q: QueueView, _: u32) {
-        if self.flows.contains_key(&(q.src, q.dst)) {
+        if self.flows.contains_key(&(q.src, q.qp)) {
             return;
         }
-        self.flows.insert((q.src, q.dst), Flow { link: q.link_rate, rate: q.link_rate.mbps as f32, last: None });
-        self.send_frp(ctx, q.src, q.dst, FrpKind::Init);
+        self.flows.insert((q.src, q.qp), Flow { dst: q.dst, link: q.link_rate, rate: q.link_rate.mbps as f32, last: None });
+        self.send_frp(ctx, q.src, q.qp, FrpKind::Init);
         self.start_rrps(ctx);
     }
 
     fn release_queue(&mut self, ctx: &mut Ctx<FrpHeader>, q: QueueView) -> bool {
-        self.send_frp(ctx, q.src, q.dst, FrpKind::Stop);
-        self.flows.remove(&(q.src, q.dst));
+        self.send_frp(ctx, q.src, q.qp, FrpKind::Stop);
+        self.flows.remove(&(q.src, q.qp));
         true
     }
 
     fn inject_gate(&mut self, ctx: &mut Ctx<FrpHeader>, q: QueueView) -> Gate {
-        let at = self.flows.get(&(q.src, q.dst)).map_or(0, Flow::next_at);
+        let at = self.flows.get(&(q.src, q.qp)).map_or(0, Flow::next_at);
         Gate::not_before(at, ctx.now(), DATA_VC)
     }
 
     fn on_injected(&mut self, ctx: &mut Ctx<FrpHeader>, q: QueueView, pkt: &mut Packet<FrpHeader>) {
-        if let Some(f) = self.flows.get_mut(&(q.src, q.dst)) {
+        if let Some(f) = self.flows.get_mut(&(q.src, q.qp)) {
             f.sent(ctx.now(), q.link_rate.serialization(pkt.bytes));
         }
     }
@@ -322,7 +328,7 @@ impl Mechanism for Accurate {
             // The destination bounces the FRP to its source (§II); a stop needs no answer.
             PacketKind::Control(FRP) if h.kind != FrpKind::Stop => ctx.send_control(node, h.src, CONTROL_VC, FRP_RESPONSE, h),
             PacketKind::Control(FRP_RESPONSE) => {
-                let Some(f) = self.flows.get_mut(&(node, h.dst)) else { return };
+                let Some(f) = self.flows.get_mut(&(node, h.qp)) else { return };
                 f.rate = match h.kind {
                     FrpKind::ShortCircuit => f.rate.min(h.cr),
                     _ => h.cr.max(h.dr),
@@ -339,9 +345,9 @@ impl Mechanism for Accurate {
         for cp in self.cps.values_mut() {
             cp.end_rrp(alpha);
         }
-        let flows: Vec<(NodeId, NodeId)> = self.flows.keys().copied().collect();
-        for (src, dst) in flows {
-            self.send_frp(ctx, src, dst, FrpKind::Periodic);
+        let flows: Vec<(NodeId, QpId)> = self.flows.keys().copied().collect();
+        for (src, qp) in flows {
+            self.send_frp(ctx, src, qp, FrpKind::Periodic);
         }
         ctx.set_timer(ctx.now() + self.rrp, RRP_END);
     }

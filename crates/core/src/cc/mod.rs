@@ -199,6 +199,11 @@ pub trait Mechanism {
     /// cost of a congested run.
     const GATE_ONLY_READS: bool = false;
 
+    /// Whether the mechanism keeps a send queue's state from one message to the next (SRP's
+    /// reservations): it then needs one queue per destination, and a run with
+    /// `nic.send_queues = "per_flow"` is refused.
+    const STATE_PER_DESTINATION_QUEUE: bool = false;
+
     /// The name used in results (`summary.json`'s `mechanism`).
     fn name(&self) -> &'static str;
 

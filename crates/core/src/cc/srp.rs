@@ -282,6 +282,7 @@ fn is_speculative(pkt: &Packet<SrpHeader>) -> bool {
 impl Mechanism for Srp {
     type Header = SrpHeader;
     const HOOKS: Hooks = Hooks { switch_arrival: true, queue_head: true, inject_gate: true, injected: true, deliver: true, control: true, message: true, ..Hooks::NONE };
+    const STATE_PER_DESTINATION_QUEUE: bool = true;
 
     fn name(&self) -> &'static str {
         "srp"

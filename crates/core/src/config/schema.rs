@@ -291,6 +291,22 @@ pub struct NicConfig {
     /// `fifo`, strictly in generation order, or `message_round_robin`, round-robin over the
     /// queues one whole message at a time.
     pub arbitration: NicArbitration,
+    /// What a send queue holds: `per_destination`, the messages to one destination in order
+    /// (a queue pair, SRP paper §4), or `per_flow`, one message (an RDMA channel of the
+    /// ACCurate paper's multi-channel engine, §II: a short transfer does not wait behind a long
+    /// one to the same destination).
+    pub send_queues: SendQueueScope,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum SendQueueScope {
+    /// One send queue per destination: its messages go in order (SRP paper §4).
+    #[default]
+    PerDestination,
+    /// One send queue per message: messages to one destination are served side by side.
+    PerFlow,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
@@ -317,7 +333,7 @@ pub enum NicArbitration {
 
 impl Default for NicConfig {
     fn default() -> Self {
-        NicConfig { data_packet_bytes: 256, control_packet_bytes: 8, arbitration: NicArbitration::RoundRobin }
+        NicConfig { data_packet_bytes: 256, control_packet_bytes: 8, arbitration: NicArbitration::RoundRobin, send_queues: SendQueueScope::PerDestination }
     }
 }
 

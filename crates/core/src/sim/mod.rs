@@ -39,7 +39,7 @@ mod nic_ops;
 mod switch_ops;
 
 use crate::cc::{Ctx, Deferred, Mechanism, VcClass};
-use crate::config::{Arbitration, Config, NicArbitration};
+use crate::config::{Arbitration, Config, NicArbitration, SendQueueScope};
 use crate::engine::{Event, EventQueue};
 use crate::error::{ConfigError, ConfigResult, RunError};
 use crate::ids::{ClassId, Endpoint, PortId, Vc};
@@ -201,6 +201,8 @@ pub(crate) struct Params {
     pub nic_fifo: bool,
     /// NICs finish a started message before serving another queue (`message_round_robin`).
     pub nic_whole_messages: bool,
+    /// Every message has a send queue of its own (`nic.send_queues = "per_flow"`).
+    pub queue_per_flow: bool,
     /// Some traffic class has a `rate_limit`: only then does injection look up pacing.
     pub paced: bool,
 }
@@ -258,6 +260,12 @@ impl<M: Mechanism> Sim<M> {
         let classes = vc_classes(cfg, &mech)?;
         let phases = Routing::phases(&cfg.routing, &cfg.topology) as usize;
         network_vcs(mech.name(), classes.len(), phases, &cfg.routing.algorithm)?;
+        if M::STATE_PER_DESTINATION_QUEUE && cfg.nic.send_queues == SendQueueScope::PerFlow {
+            return Err(ConfigError::new(
+                "nic.send_queues",
+                format!("`per_flow` gives every message a queue of its own, but {} keeps a queue's state across its messages: use `per_destination`", mech.name()),
+            ));
+        }
         let data_queue = Spec::of_data_vcs(&cfg.switch)?;
         let vcs: Vec<VcSpec> = (0..phases)
             .flat_map(|_| classes.iter().map(|&class| VcSpec { class, queue: if class == VcClass::Data { data_queue.clone() } else { Spec::fifo() } }))
@@ -354,6 +362,7 @@ impl<M: Mechanism> Sim<M> {
                 nic_by_age: matches!(cfg.nic.arbitration, NicArbitration::OldestFirst | NicArbitration::Fifo),
                 nic_fifo: cfg.nic.arbitration == NicArbitration::Fifo,
                 nic_whole_messages: cfg.nic.arbitration == NicArbitration::MessageRoundRobin,
+                queue_per_flow: cfg.nic.send_queues == SendQueueScope::PerFlow,
                 paced: cfg.traffic.iter().any(|t| t.rate_limit.is_some()),
             },
             topo,

@@ -47,7 +47,10 @@ impl<M: Mechanism> Sim<M> {
         let packets = msg.packets;
         let nic = &mut self.nics[node.idx()];
         let qps = &mut self.qps;
-        let qp = *nic.qp_of.entry(dst).or_insert_with(|| qps.open(node, dst));
+        let qp = match self.p.queue_per_flow {
+            true => qps.open(node, dst),
+            false => *nic.qp_of.entry(dst).or_insert_with(|| qps.open(node, dst)),
+        };
         let q = &mut qps.slots[qp.idx()];
         if q.messages.is_empty() {
             q.head_since = self.now;
@@ -318,7 +321,9 @@ impl<M: Mechanism> Sim<M> {
             let view = self.view(qp);
             let mut ctx = mech_ctx!(self);
             if self.mech.release_queue(&mut ctx, view) {
-                self.nics[node.idx()].qp_of.remove(&view.dst);
+                if !self.p.queue_per_flow {
+                    self.nics[node.idx()].qp_of.remove(&view.dst);
+                }
                 self.qps.free.push(qp);
             }
         }
