@@ -116,6 +116,39 @@ def timeseries(results: SweepResults, *, column: str = "accepted", by: str | Non
     return fig
 
 
+#: The flow-size buckets pFabric and HPCC report FCTs in (bytes): up to 100 KB, to 10 MB, above.
+SIZE_EDGES = (100e3, 10e6)
+
+
+def slowdown_by_size(flows: pd.DataFrame, *, edges: tuple[float, ...] = SIZE_EDGES, quantiles: tuple[float, ...] = (0.5, 0.99, 0.999)) -> Figure:
+    """FCT slowdown per flow-size bucket (`bytes` cut at `edges`), a bar per quantile, from a
+    run's `Result.flows` (``simulation.record_flows = true``). Empty buckets are left out."""
+    _require(flows, ["bytes", "slowdown"])
+    if flows.empty:
+        raise ValueError("no completed flow to plot: run longer, or check `unfinished_messages`")
+    bounds = [0.0, *edges, float("inf")]
+    names = [_size_range(lo, hi) for lo, hi in zip(bounds, bounds[1:])]
+    buckets = pd.cut(flows["bytes"], bounds, labels=names)
+    table = flows.groupby(buckets, observed=True)["slowdown"].quantile(list(quantiles)).unstack()
+    counts = flows.groupby(buckets, observed=True).size()
+    fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
+    width = 0.8 / len(quantiles)
+    for i, q in enumerate(quantiles):
+        ax.bar([k + i * width for k in range(len(table))], table[q], width, label=f"p{q * 100:g}")
+    ax.set_xticks([k + 0.4 - width / 2 for k in range(len(table))], [f"{n}\n({counts[n]} flows)" for n in table.index])
+    ax.set(ylabel="FCT slowdown (over the time alone)", yscale="log", title="slowdown by flow size")
+    ax.legend()
+    ax.grid(alpha=0.3, axis="y")
+    return fig
+
+
+def _size_range(lo: float, hi: float) -> str:
+    def size(b: float) -> str:
+        return f"{b / 1e6:g} MB" if b >= 1e6 else f"{b / 1e3:g} KB"
+
+    return f"> {size(lo)}" if hi == float("inf") else f"<= {size(hi)}" if lo == 0 else f"{size(lo)} - {size(hi)}"
+
+
 #: Beyond this many senders, bars are unreadable: `senders` draws the distribution instead.
 MAX_SENDER_BARS = 32
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import matplotlib.image
 import numpy as np
+import pandas as pd
 import pytest
 
 import lossless
@@ -187,3 +188,15 @@ def test_report_renders_in_headless_chromium(swept, tmp_path):
     pixels = matplotlib.image.imread(shot)[..., :3]
     assert pixels.shape[:2] == (3000, 1200)
     assert (pixels < 0.5).mean() > 0.01  # text, axes and curves
+
+
+def test_slowdown_by_size_draws_each_buckets_quantiles():
+    # Bucket <= 100 KB: slowdowns 1..100; 100 KB - 10 MB: all 2.0; nothing above 10 MB.
+    flows = pd.DataFrame({"bytes": [20e3] * 100 + [1e6] * 10, "slowdown": [float(s) for s in range(1, 101)] + [2.0] * 10})
+    ax = plot.slowdown_by_size(flows).axes[0]
+    heights = {c.get_label(): [round(b.get_height(), 3) for b in c] for c in ax.containers}
+    assert heights["p50"] == [50.5, 2.0]
+    assert heights["p99"] == [99.01, 2.0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["<= 100 KB\n(100 flows)", "100 KB - 10 MB\n(10 flows)"]
+    with pytest.raises(ValueError, match="no completed flow"):
+        plot.slowdown_by_size(flows.iloc[:0])
