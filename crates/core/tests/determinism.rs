@@ -48,3 +48,14 @@ fn same_seed_same_summary_with_adaptive_routing_and_lookahead() {
     assert_eq!(a.deterministic_json(), b.deterministic_json());
     assert_eq!(a.links, b.links);
 }
+
+#[test]
+fn same_seed_same_flows_under_accurate_with_a_queue_per_flow() {
+    // ACCurate's flows, its contention points and the NIC's per-message queues, on the
+    // multi-node-group network with shortest-path routes: one result per seed, to the flow.
+    let run = || run_config(&example_with("accurate/multinode.toml", &["simulation.warmup_ns=0", "simulation.measure_ns=3000000"]));
+    let (a, b) = (run(), run());
+    assert!(a.flows.len() > 50, "{} flows", a.flows.len());
+    assert_eq!(a.deterministic_json(), b.deterministic_json());
+    assert_eq!(a.flows, b.flows);
+}
