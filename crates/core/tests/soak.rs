@@ -1,5 +1,6 @@
 //! A randomized soak: every shipped example under every mechanism, with seeds, switch options
-//! (input queues, shared or per-output buffers, arbitration) and window lengths drawn from a
+//! (input queues, shared or per-output buffers, arbitration), NIC options, credits or PFC and
+//! window lengths drawn from a
 //! seeded stream, each run short and checked for the lossless invariants (conservation, credits,
 //! capacities) and for deadlock (`common::run_config`). Deterministic, so a failure names a case that reproduces.
 
@@ -52,15 +53,27 @@ fn every_example_under_every_mechanism_keeps_the_invariants() {
                 if per_output {
                     overrides.push("switch.voq.per_output_buffers=true".into());
                 }
+                // PFC keeps the buffers within capacity with its default thresholds (the
+                // invariants check every buffer's peak); it needs whole input buffers.
+                if !per_output && rng.random_range(0..3u32) == 0 {
+                    overrides.push("flow_control={kind=\"pfc\"}".into());
+                }
                 // SRP keeps a queue's state across messages and refuses a queue per message.
                 if *mechanism != "srp" && rng.random_range(0..2u32) == 1 {
                     overrides.push("nic.send_queues=\"per_flow\"".into());
                 }
-                let cfg = Config::from_table(running(&text, mechanism), &overrides).unwrap_or_else(|e| panic!("{file} {overrides:?}: {e}"));
+                let mut cfg = Config::from_table(running(&text, mechanism), &overrides).unwrap_or_else(|e| panic!("{file} {overrides:?}: {e}"));
+                // Small buffers on long links leave PFC no headroom (refused, tests/pfc.rs).
+                if lossless_core::check(&cfg).is_err_and(|e| e.key == "switch.input_buffer_bytes") {
+                    overrides.retain(|o| !o.starts_with("flow_control"));
+                    cfg = Config::from_table(running(&text, mechanism), &overrides).unwrap_or_else(|e| panic!("{file} {overrides:?}: {e}"));
+                }
                 // Panics (invariant, deadlock) name the run through the message of the case.
                 let case = format!("{file} {overrides:?}");
                 let s = std::panic::catch_unwind(|| run_config(&cfg)).unwrap_or_else(|_| panic!("failed: {case}"));
-                assert!(s.counters.delivered > 0 || s.counters.injected == 0, "{case}: nothing delivered");
+                // Web-search flows start a few times per window across the network: the first
+                // may have no packet delivered yet by the end of a short one.
+                assert!(s.counters.delivered > 0 || s.counters.injected == 0 || file.starts_with("flows/"), "{case}: nothing delivered");
                 runs += 1;
             }
         }

@@ -15,6 +15,8 @@ pub struct Config {
     #[serde(default)]
     pub nic: NicConfig,
     #[serde(default)]
+    pub flow_control: FlowControlConfig,
+    #[serde(default)]
     pub cc: CcConfig,
     #[serde(default)]
     pub traffic: Vec<TrafficConfig>,
@@ -547,3 +549,32 @@ impl Default for MessageSize {
     }
 }
 
+
+/// `[flow_control]`: how a receiving buffer holds back its sender, on every link.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Default, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[strum(serialize_all = "snake_case")]
+pub enum FlowControlConfig {
+    /// Credits: a sender sends only into room its receiver has granted (InfiniBand; the SRP
+    /// paper's and the thesis' networks).
+    #[default]
+    Credits,
+    /// Priority flow control (IEEE 802.1Qbb, lossless Ethernet): per VC, a buffer holding more
+    /// than `xoff_bytes` sends a PAUSE upstream and one that drains to `xon_bytes` a resume; the
+    /// sender stops starting packets on that VC while paused. Each frame takes its channel's
+    /// latency and `pause_frame_bytes` of serialization to arrive. Unset thresholds leave the
+    /// headroom the longest link needs (docs/config.md).
+    Pfc {
+        #[serde(default)]
+        xoff_bytes: Option<u32>,
+        #[serde(default)]
+        xon_bytes: Option<u32>,
+        /// An Ethernet PAUSE frame: 64 bytes (IEEE 802.3 minimum frame).
+        #[serde(default = "default_pause_frame_bytes")]
+        pause_frame_bytes: u32,
+    },
+}
+
+fn default_pause_frame_bytes() -> u32 {
+    64
+}

@@ -36,6 +36,7 @@ mod deadlock;
 mod invariants;
 pub mod memory;
 mod nic_ops;
+mod pfc;
 mod switch_ops;
 
 use crate::cc::{Ctx, Deferred, Mechanism, VcClass};
@@ -205,6 +206,8 @@ pub(crate) struct Params {
     pub queue_per_flow: bool,
     /// Some traffic class has a `rate_limit`: only then does injection look up pacing.
     pub paced: bool,
+    /// PFC thresholds; `None` under credits.
+    pub pfc: Option<pfc::Pfc>,
 }
 
 pub struct Sim<M: Mechanism> {
@@ -246,6 +249,8 @@ pub struct Sim<M: Mechanism> {
     pub(crate) watchdog: deadlock::Watchdog,
     /// Set when the watchdog stopped the run.
     pub(crate) deadlock: Option<Deadlock>,
+    /// Under PFC, per channel and VC: its receiver has paused the sender (`pfc`).
+    pub(crate) pfc_paused: Vec<bool>,
     pub(crate) p: Params,
 }
 
@@ -274,6 +279,10 @@ impl<M: Mechanism> Sim<M> {
         let out_cap = cfg.switch.output_buffer_bytes(&cfg.nic);
         let seed = cfg.simulation.seed;
         let (nv, mech_vcs) = (vcs.len(), classes.len());
+        let pfc = pfc::Pfc::for_network(cfg, &topo, in_cap)?;
+        if pfc.is_some() && data_queue.per_output_buffers() {
+            return Err(ConfigError::new("switch.voq.per_output_buffers", "credits per downstream buffer need credit flow control: set it to false under PFC"));
+        }
         if data_queue.per_output_buffers() && M::HOOKS.input_full {
             return Err(ConfigError::new(
                 "switch.voq.per_output_buffers",
@@ -284,13 +293,20 @@ impl<M: Mechanism> Sim<M> {
             Endpoint::Switch(n, _) => Some(topo.switches[n.idx()].ports.len()),
             Endpoint::Host(_) => None,
         };
-        let switches = topo
+        let mut switches: Vec<Switch> = topo
             .switches
             .iter()
             .enumerate()
             .map(|(s, node)| Switch::new(node.ports.len(), &vcs, in_cap, |p| neighbour(node, p), stream(seed, Family::Switch, s as u64)))
             .collect();
-        let nics = (0..topo.hosts()).map(|h| Nic::new(topo.host_out[h], topo.host_in[h], vec![in_cap; nv])).collect();
+        // Under PFC a sender's credits only say whether it is paused.
+        let credits = if pfc.is_some() { pfc::OPEN } else { in_cap };
+        if pfc.is_some() {
+            for v in switches.iter_mut().flat_map(|s| s.outputs.iter_mut()).flat_map(|o| o.vcs.iter_mut()) {
+                v.credits.fill(pfc::OPEN);
+            }
+        }
+        let nics = (0..topo.hosts()).map(|h| Nic::new(topo.host_out[h], topo.host_in[h], vec![credits; nv])).collect();
         // A switch's crossbar runs at `speedup` times its fastest port, for every output: with
         // mixed link rates (the thesis' testbed) a slow input must not throttle a fast link.
         let mut xbar_rate: Vec<Rate> = topo.channels.iter().map(|c| c.rate.scaled(cfg.switch.speedup)).collect();
@@ -352,6 +368,7 @@ impl<M: Mechanism> Sim<M> {
             next_uid: 1,
             watchdog: deadlock::Watchdog::new(watchdog_timeout(cfg, &topo)),
             deadlock: None,
+            pfc_paused: vec![false; if pfc.is_some() { topo.channels.len() * nv } else { 0 }],
             p: Params {
                 router_latency: ps_from_ns(cfg.switch.router_latency_ns),
                 in_cap,
@@ -364,6 +381,7 @@ impl<M: Mechanism> Sim<M> {
                 nic_whole_messages: cfg.nic.arbitration == NicArbitration::MessageRoundRobin,
                 queue_per_flow: cfg.nic.send_queues == SendQueueScope::PerFlow,
                 paced: cfg.traffic.iter().any(|t| t.rate_limit.is_some()),
+                pfc,
             },
             topo,
         };
@@ -428,6 +446,7 @@ impl<M: Mechanism> Sim<M> {
 
     fn dispatch(&mut self, ev: Event) {
         match ev {
+            Event::Pause { ch, vc, pause } => self.pause_arrived(ch, vc, pause),
             Event::Credit { ch, vc, pool, bytes } => match self.topo.channels[ch.idx()].from {
                 Endpoint::Host(n) => {
                     self.nics[n.idx()].credits[vc as usize] += bytes;

@@ -336,7 +336,9 @@ impl<M: Mechanism> Sim<M> {
         let ch = nic.out;
         let p = self.slab.get_mut(pkt);
         p.injected = self.now;
-        nic.credits[p.vc as usize] -= p.bytes;
+        if self.p.pfc.is_none() {
+            nic.credits[p.vc as usize] -= p.bytes;
+        }
         let c = &self.topo.channels[ch.idx()];
         let bytes = p.bytes;
         let ser = c.rate.serialization(bytes);
@@ -356,7 +358,10 @@ impl<M: Mechanism> Sim<M> {
     pub(super) fn deliver(&mut self, ch: ChannelId, pkt: PacketId) {
         let Endpoint::Host(node) = self.topo.channels[ch.idx()].to else { unreachable!("delivery is to a host") };
         let p = *self.slab.get(pkt);
-        self.events.push(self.now + self.topo.channels[ch.idx()].latency, Event::Credit { ch, vc: p.vc, pool: 0, bytes: p.bytes });
+        // A NIC takes packets at link rate: under PFC it never pauses its switch.
+        if self.p.pfc.is_none() {
+            self.events.push(self.now + self.topo.channels[ch.idx()].latency, Event::Credit { ch, vc: p.vc, pool: 0, bytes: p.bytes });
+        }
         match p.kind {
             PacketKind::Data => {
                 // Mechanisms see every arrival (a duplicate still gets its ACK); statistics

@@ -41,6 +41,10 @@ impl<M: Mechanism> Sim<M> {
             let tail = self.slab.get(pkt).tail_in.max(now);
             self.events.push(tail, Event::TailIn { sw: s, port, vc });
         }
+        if let Some(pfc) = self.p.pfc {
+            let held = self.switches[s.idx()].inputs[port.idx()][vc as usize].bytes;
+            self.pfc_watch(pfc, s, port, vc, held, now);
+        }
         if is_head {
             self.request(s, port, pkt);
         }
@@ -104,7 +108,12 @@ impl<M: Mechanism> Sim<M> {
 
     /// Returns `bytes` of credit for buffer `pool` of input `port` upstream, once the tail has
     /// left (at `at`). The local input has no upstream.
+    /// Under PFC, a resume if the buffer drained to XON instead.
     fn return_credit(&mut self, s: SwitchId, port: PortId, vc: Vc, pool: u8, bytes: u32, at: crate::time::Time) {
+        if let Some(pfc) = self.p.pfc {
+            let held = self.switches[s.idx()].inputs[port.idx()][vc as usize].bytes;
+            return self.pfc_watch(pfc, s, port, vc, held, at);
+        }
         if let Some(p) = self.topo.switches[s.idx()].ports.get(port.idx()) {
             let inp = p.inp;
             self.events.push(at + self.topo.channels[inp.idx()].latency, Event::Credit { ch: inp, vc, pool, bytes });
@@ -493,7 +502,7 @@ impl<M: Mechanism> Sim<M> {
         let ovc = &mut o.vcs[vc as usize];
         ovc.fifo.pop_front();
         let pool = ovc.pool(self.slab.get(pkt));
-        if !ovc.pooled() {
+        if !ovc.pooled() && self.p.pfc.is_none() {
             ovc.credits[0] -= bytes;
         }
         let mut view = OutputView {

@@ -61,6 +61,8 @@ pub struct RawCounters {
     pub retransmitted: u64,
     /// Second arrivals of a data packet (a resent copy and its original), not in `delivered`.
     pub duplicates: u64,
+    /// PFC PAUSE frames sent (`flow_control.kind = "pfc"`).
+    pub pauses: u64,
 }
 
 pub struct Stats {

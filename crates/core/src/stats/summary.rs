@@ -62,6 +62,8 @@ pub struct Counters {
     pub retransmitted: u64,
     /// Second arrivals of a data packet, discarded (not in `delivered`).
     pub duplicates: u64,
+    /// PFC PAUSE frames sent (0 under credits).
+    pub pauses: u64,
 }
 
 /// One completed message (`simulation.record_flows`): a row of `flows.csv`.
@@ -268,6 +270,7 @@ impl Summary {
                 hops: k.hops,
                 retransmitted: k.retransmitted,
                 duplicates: k.duplicates,
+                pauses: k.pauses,
             },
             max_link_utilization: links.iter().map(|l| l.utilization).fold(0.0, f64::max),
             deadlock: c.deadlock,

@@ -111,8 +111,10 @@ impl OutputVc {
     }
 
     /// Downstream bytes in use (credits taken and not returned) when each buffer holds `capacity`.
+    /// Under PFC the sender knows only whether it is paused: a paused buffer counts as full, an
+    /// open one (credits above any capacity, `sim::pfc::OPEN`) as empty.
     pub fn in_use(&self, capacity: u32) -> u32 {
-        self.credits.iter().map(|c| capacity - c).sum()
+        self.credits.iter().map(|c| capacity.saturating_sub(*c)).sum()
     }
 }
 
