@@ -29,6 +29,14 @@ pub struct SendQueue<H> {
     pub active: bool,
 }
 
+impl<H> SendQueue<H> {
+    /// Part of the head message has been sent (`nic.arbitration = "message_round_robin"` lets
+    /// no other queue go until the rest has).
+    pub fn head_started(&self) -> bool {
+        self.messages.front().is_some_and(|m| m.sent > 0)
+    }
+}
+
 /// A send queue in a NIC's ring, with the creation time of its oldest packet when it joined:
 /// the order of `nic.arbitration = "oldest_first"`, kept here so that ordering the ring reads
 /// no queue (a backlogged NIC holds a queue for most destinations).

@@ -108,7 +108,7 @@ impl<M: Mechanism> Sim<M> {
     fn activate(&mut self, node: NodeId, qp: QpId) {
         let q = &self.qps.slots[qp.idx()];
         let age = q.retx.front().map(|p| p.created).into_iter().chain(q.messages.front().map(|m| m.created)).min().unwrap_or(Time::MAX);
-        let started = q.messages.front().is_some_and(|m| m.sent > 0);
+        let started = q.head_started();
         let ring = &mut self.nics[node.idx()].ring;
         // Oldest first keeps the ring sorted by age (see `requeue`).
         let at = if self.p.nic_by_age {
@@ -201,7 +201,7 @@ impl<M: Mechanism> Sim<M> {
 
     /// The queue in front of `node`'s ring has sent part of its head message.
     fn front_message_started(&self, node: NodeId) -> bool {
-        self.nics[node.idx()].ring.front().is_some_and(|e| self.qps.slots[e.qp.idx()].messages.front().is_some_and(|m| m.sent > 0))
+        self.nics[node.idx()].ring.front().is_some_and(|e| self.qps.slots[e.qp.idx()].head_started())
     }
 
     /// Injects the next packet of send queue `qp`, at position `at` in the ring, on `vc`: the
