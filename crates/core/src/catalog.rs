@@ -41,6 +41,8 @@ pub fn catalog() -> Vec<Choices> {
         Choices { key: "switch.input_queues", values: crate::switch::queues::entries().into_iter().map(|e| (e.name, first_sentence(e.about))).collect() },
         choices::<Arbitration>("switch.arbitration"),
         choices::<NicArbitration>("nic.arbitration"),
+        choices::<FlowControlConfig>("flow_control.kind"),
+        choices::<DropPoint>("flow_control.drop"),
         Choices { key: "cc.mechanism", values: crate::cc::registry::entries().into_iter().map(|e| (e.name, first_sentence(e.about))).collect() },
         choices::<Pattern>("traffic.pattern"),
         choices::<Arrival>("traffic.arrival"),

@@ -573,6 +573,32 @@ pub enum FlowControlConfig {
         #[serde(default = "default_pause_frame_bytes")]
         pause_frame_bytes: u32,
     },
+    /// Lossy Ethernet (the ACCurate paper's lossy TCP baselines, §III): no credits and no PAUSE,
+    /// a sender sends whenever its link is free and a switch drops a packet that finds no room
+    /// (drop-tail), at `drop = "input"`: its input buffer; or `"output"`: the bytes its switch
+    /// holds for its output on its VC, at most `output_queue_bytes` (an output-queued switch).
+    Lossy {
+        #[serde(default)]
+        drop: DropPoint,
+        /// With `drop = "output"`: an output's queue; default the input buffer's size (the
+        /// ACCurate paper gives one buffer size per port, §III).
+        #[serde(default)]
+        output_queue_bytes: Option<u32>,
+    },
+}
+
+/// Where a lossy switch drops (ACCurate paper §III: "one performing tail-drop at switch inputs
+/// and one at switch outputs").
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum DropPoint {
+    /// An arrival its input buffer has no room for.
+    #[default]
+    Input,
+    /// An arrival whose output's queue (the bytes all inputs hold for it on the VC) is full, or
+    /// whose input buffer is.
+    Output,
 }
 
 fn default_pause_frame_bytes() -> u32 {

@@ -1,8 +1,9 @@
-//! Invariants of a lossless network, checked from the simulation's state (tests call
+//! Invariants of the network, checked from the simulation's state (tests call
 //! [`Sim::check_invariants`] at the end of every run):
 //! - conservation: every injected data packet is delivered, dropped (and counted), or still
 //!   somewhere in the network: an input queue, an output buffer, or on a link;
-//! - credits (credit flow control; under PFC they only say who is paused): for every channel,
+//! - credits (credit flow control; under PFC they only say who is paused, lossy links keep
+//!   none): for every channel,
 //!   VC and downstream buffer (one, or one per output port with
 //!   per-output buffers), the upstream's credits + bytes it granted the crossbar but has not sent
 //!   (per-output buffers only: their credits are taken at the crossbar) + bytes on the link +
@@ -107,14 +108,15 @@ impl<M: Mechanism> Sim<M> {
             ));
         }
         let queued_control: u64 = self.control.iter().map(|q| q.len() as u64).sum();
-        if control_in_network + queued_control + k.control_delivered != k.control_sent {
+        if control_in_network + queued_control + k.control_delivered + k.control_dropped != k.control_sent {
             return Err(format!(
-                "conservation of control packets: {control_in_network} in network + {queued_control} queued + {} delivered != {} sent",
-                k.control_delivered, k.control_sent
+                "conservation of control packets: {control_in_network} in network + {queued_control} queued + {} delivered + {} dropped != {} sent",
+                k.control_delivered, k.control_dropped, k.control_sent
             ));
         }
-        // Under PFC credits only say whether a sender is paused: buffers are checked below.
-        for (ch, c) in self.topo.channels.iter().enumerate().filter(|_| self.p.pfc.is_none()) {
+        // Under PFC credits only say whether a sender is paused, and lossy senders keep none:
+        // buffers are checked below.
+        for (ch, c) in self.topo.channels.iter().enumerate().filter(|_| self.p.flow.credits()) {
             for vc in 0..nv {
                 let credits: &[u32] = match c.from {
                     Endpoint::Host(n) => std::slice::from_ref(&self.nics[n.idx()].credits[vc]),

@@ -34,6 +34,7 @@ macro_rules! mech_ctx {
 
 mod deadlock;
 mod invariants;
+mod lossy;
 pub mod memory;
 mod nic_ops;
 mod pfc;
@@ -206,8 +207,24 @@ pub(crate) struct Params {
     pub queue_per_flow: bool,
     /// Some traffic class has a `rate_limit`: only then does injection look up pacing.
     pub paced: bool,
-    /// PFC thresholds; `None` under credits.
-    pub pfc: Option<pfc::Pfc>,
+    /// How receivers hold back senders (`[flow_control]`).
+    pub flow: FlowControl,
+}
+
+/// `[flow_control]` as the engine runs it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum FlowControl {
+    Credits,
+    Pfc(pfc::Pfc),
+    Lossy(lossy::DropTail),
+}
+
+impl FlowControl {
+    /// Senders count down credits their receivers return; otherwise a sender's credit counter
+    /// is `pfc::OPEN`, or 0 while paused.
+    pub fn credits(self) -> bool {
+        matches!(self, FlowControl::Credits)
+    }
 }
 
 pub struct Sim<M: Mechanism> {
@@ -279,9 +296,13 @@ impl<M: Mechanism> Sim<M> {
         let out_cap = cfg.switch.output_buffer_bytes(&cfg.nic);
         let seed = cfg.simulation.seed;
         let (nv, mech_vcs) = (vcs.len(), classes.len());
-        let pfc = pfc::Pfc::for_network(cfg, &topo, in_cap)?;
-        if pfc.is_some() && data_queue.per_output_buffers() {
-            return Err(ConfigError::new("switch.voq.per_output_buffers", "credits per downstream buffer need credit flow control: set it to false under PFC"));
+        let flow = match (pfc::Pfc::for_network(cfg, &topo, in_cap)?, lossy::DropTail::for_network(cfg, in_cap)?) {
+            (Some(p), _) => FlowControl::Pfc(p),
+            (_, Some(d)) => FlowControl::Lossy(d),
+            _ => FlowControl::Credits,
+        };
+        if !flow.credits() && data_queue.per_output_buffers() {
+            return Err(ConfigError::new("switch.voq.per_output_buffers", "credits per downstream buffer need credit flow control: set it to false, or flow_control.kind = \"credits\""));
         }
         if data_queue.per_output_buffers() && M::HOOKS.input_full {
             return Err(ConfigError::new(
@@ -299,9 +320,9 @@ impl<M: Mechanism> Sim<M> {
             .enumerate()
             .map(|(s, node)| Switch::new(node.ports.len(), &vcs, in_cap, |p| neighbour(node, p), stream(seed, Family::Switch, s as u64)))
             .collect();
-        // Under PFC a sender's credits only say whether it is paused.
-        let credits = if pfc.is_some() { pfc::OPEN } else { in_cap };
-        if pfc.is_some() {
+        // Under PFC a sender's credits only say whether it is paused; lossy senders never wait.
+        let credits = if flow.credits() { in_cap } else { pfc::OPEN };
+        if !flow.credits() {
             for v in switches.iter_mut().flat_map(|s| s.outputs.iter_mut()).flat_map(|o| o.vcs.iter_mut()) {
                 v.credits.fill(pfc::OPEN);
             }
@@ -368,7 +389,7 @@ impl<M: Mechanism> Sim<M> {
             next_uid: 1,
             watchdog: deadlock::Watchdog::new(watchdog_timeout(cfg, &topo)),
             deadlock: None,
-            pfc_paused: vec![false; if pfc.is_some() { topo.channels.len() * nv } else { 0 }],
+            pfc_paused: vec![false; if matches!(flow, FlowControl::Pfc(_)) { topo.channels.len() * nv } else { 0 }],
             p: Params {
                 router_latency: ps_from_ns(cfg.switch.router_latency_ns),
                 in_cap,
@@ -381,7 +402,7 @@ impl<M: Mechanism> Sim<M> {
                 nic_whole_messages: cfg.nic.arbitration == NicArbitration::MessageRoundRobin,
                 queue_per_flow: cfg.nic.send_queues == SendQueueScope::PerFlow,
                 paced: cfg.traffic.iter().any(|t| t.rate_limit.is_some()),
-                pfc,
+                flow,
             },
             topo,
         };

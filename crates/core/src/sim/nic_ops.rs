@@ -336,7 +336,7 @@ impl<M: Mechanism> Sim<M> {
         let ch = nic.out;
         let p = self.slab.get_mut(pkt);
         p.injected = self.now;
-        if self.p.pfc.is_none() {
+        if self.p.flow.credits() {
             nic.credits[p.vc as usize] -= p.bytes;
         }
         let c = &self.topo.channels[ch.idx()];
@@ -358,8 +358,8 @@ impl<M: Mechanism> Sim<M> {
     pub(super) fn deliver(&mut self, ch: ChannelId, pkt: PacketId) {
         let Endpoint::Host(node) = self.topo.channels[ch.idx()].to else { unreachable!("delivery is to a host") };
         let p = *self.slab.get(pkt);
-        // A NIC takes packets at link rate: under PFC it never pauses its switch.
-        if self.p.pfc.is_none() {
+        // A NIC takes packets at link rate: under PFC it never pauses its switch, and it drops none.
+        if self.p.flow.credits() {
             self.events.push(self.now + self.topo.channels[ch.idx()].latency, Event::Credit { ch, vc: p.vc, pool: 0, bytes: p.bytes });
         }
         match p.kind {

@@ -6,7 +6,7 @@
 //! inputs in round-robin order: the local fairness per input port that the SRP paper (§2) and
 //! the thesis (Paper II) observe. The link takes the VCs of a class in turn too.
 
-use super::Sim;
+use super::{FlowControl, Sim};
 use crate::cc::{Ctx, Mechanism, OutputView, Request, VcClass, Verdict};
 use crate::engine::Event;
 use crate::ids::{ChannelId, Endpoint, PacketId, PortId, SwitchId, Vc};
@@ -26,6 +26,11 @@ impl<M: Mechanism> Sim<M> {
         p.head_in = now - self.p.router_latency;
         p.tail_in = p.head_in + rate.serialization(p.bytes);
         self.route_here(s, pkt);
+        if let FlowControl::Lossy(rule) = self.p.flow {
+            if self.drop_tail(rule, ch, s, port, pkt) {
+                return;
+            }
+        }
         if M::HOOKS.switch_arrival {
             let mut copy = *self.slab.get(pkt);
             let held = self.switches[s.idx()].inputs[port.idx()][copy.vc as usize].held(copy.out_port);
@@ -41,7 +46,7 @@ impl<M: Mechanism> Sim<M> {
             let tail = self.slab.get(pkt).tail_in.max(now);
             self.events.push(tail, Event::TailIn { sw: s, port, vc });
         }
-        if let Some(pfc) = self.p.pfc {
+        if let FlowControl::Pfc(pfc) = self.p.flow {
             let held = self.switches[s.idx()].inputs[port.idx()][vc as usize].bytes;
             self.pfc_watch(pfc, s, port, vc, held, now);
         }
@@ -108,11 +113,15 @@ impl<M: Mechanism> Sim<M> {
 
     /// Returns `bytes` of credit for buffer `pool` of input `port` upstream, once the tail has
     /// left (at `at`). The local input has no upstream.
-    /// Under PFC, a resume if the buffer drained to XON instead.
+    /// Under PFC, a resume if the buffer drained to XON instead; lossy links return nothing.
     fn return_credit(&mut self, s: SwitchId, port: PortId, vc: Vc, pool: u8, bytes: u32, at: crate::time::Time) {
-        if let Some(pfc) = self.p.pfc {
-            let held = self.switches[s.idx()].inputs[port.idx()][vc as usize].bytes;
-            return self.pfc_watch(pfc, s, port, vc, held, at);
+        match self.p.flow {
+            FlowControl::Credits => {}
+            FlowControl::Pfc(pfc) => {
+                let held = self.switches[s.idx()].inputs[port.idx()][vc as usize].bytes;
+                return self.pfc_watch(pfc, s, port, vc, held, at);
+            }
+            FlowControl::Lossy(_) => return,
         }
         if let Some(p) = self.topo.switches[s.idx()].ports.get(port.idx()) {
             let inp = p.inp;
@@ -502,7 +511,7 @@ impl<M: Mechanism> Sim<M> {
         let ovc = &mut o.vcs[vc as usize];
         ovc.fifo.pop_front();
         let pool = ovc.pool(self.slab.get(pkt));
-        if !ovc.pooled() && self.p.pfc.is_none() {
+        if !ovc.pooled() && self.p.flow.credits() {
             ovc.credits[0] -= bytes;
         }
         let mut view = OutputView {

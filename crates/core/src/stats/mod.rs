@@ -63,6 +63,8 @@ pub struct RawCounters {
     pub duplicates: u64,
     /// PFC PAUSE frames sent (`flow_control.kind = "pfc"`).
     pub pauses: u64,
+    /// Control packets dropped (lossy links; data packets are in `dropped`).
+    pub control_dropped: u64,
 }
 
 pub struct Stats {
@@ -77,6 +79,8 @@ pub struct Stats {
     pub source_offered: Vec<u64>,
     /// Bytes sent per channel in the window.
     pub channel_bytes: Vec<u64>,
+    /// Packets dropped at the receiving end of each channel in the window (lossy links).
+    pub channel_drops: Vec<u64>,
     /// `bins * classes`, bin-major, grown as time reaches each bin: a long warm-up in fine bins
     /// costs memory only as the run gets there.
     pub series: Vec<Bin>,
@@ -95,6 +99,7 @@ impl Stats {
             source_accepted: vec![0; hosts],
             source_offered: vec![0; hosts],
             channel_bytes: vec![0; channels],
+            channel_drops: vec![0; channels],
             series: Vec::new(),
             counters: RawCounters::default(),
             flows,
@@ -184,6 +189,13 @@ impl Stats {
         self.counters.hops += 1;
         if self.in_window(t) {
             self.channel_bytes[ch.idx()] += bytes as u64;
+        }
+    }
+
+    /// A packet that came over `ch` was dropped at `t` (lossy links).
+    pub fn dropped(&mut self, t: Time, ch: ChannelId) {
+        if self.in_window(t) {
+            self.channel_drops[ch.idx()] += 1;
         }
     }
 }

@@ -64,6 +64,8 @@ pub struct Counters {
     pub duplicates: u64,
     /// PFC PAUSE frames sent (0 under credits).
     pub pauses: u64,
+    /// Control packets dropped by lossy links (data packets are in `dropped`).
+    pub control_dropped: u64,
 }
 
 /// One completed message (`simulation.record_flows`): a row of `flows.csv`.
@@ -88,6 +90,8 @@ pub struct LinkRow {
     pub from: String,
     pub to: String,
     pub utilization: f64,
+    /// Packets dropped at the channel's receiving end in the window (lossy links).
+    pub drops: u64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -203,6 +207,7 @@ impl Summary {
                 from: endpoint_name(c.topo, ch.from),
                 to: endpoint_name(c.topo, ch.to),
                 utilization: s.channel_bytes[i] as f64 / Rate::bytes_in(ch.rate, window),
+                drops: s.channel_drops[i],
             })
             .collect();
         let n = c.traffic.classes.len();
@@ -271,6 +276,7 @@ impl Summary {
                 retransmitted: k.retransmitted,
                 duplicates: k.duplicates,
                 pauses: k.pauses,
+                control_dropped: k.control_dropped,
             },
             max_link_utilization: links.iter().map(|l| l.utilization).fold(0.0, f64::max),
             deadlock: c.deadlock,
