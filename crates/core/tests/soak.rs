@@ -1,6 +1,6 @@
 //! A randomized soak: every shipped example under every mechanism, with seeds, switch options
-//! (input queues, shared or per-output buffers, arbitration), NIC options, credits or PFC and
-//! window lengths drawn from a
+//! (input queues, shared or per-output buffers, arbitration), NIC options, credits, PFC or lossy
+//! links and window lengths drawn from a
 //! seeded stream, each run short and checked for the lossless invariants (conservation, credits,
 //! capacities) and for deadlock (`common::run_config`). Deterministic, so a failure names a case that reproduces.
 
@@ -54,9 +54,13 @@ fn every_example_under_every_mechanism_keeps_the_invariants() {
                     overrides.push("switch.voq.per_output_buffers=true".into());
                 }
                 // PFC keeps the buffers within capacity with its default thresholds (the
-                // invariants check every buffer's peak); it needs whole input buffers.
-                if !per_output && rng.random_range(0..3u32) == 0 {
-                    overrides.push("flow_control={kind=\"pfc\"}".into());
+                // invariants check every buffer's peak); lossy links drop instead (conservation
+                // counts the drops). Both need whole input buffers.
+                if !per_output {
+                    let flow = ["", "{kind=\"pfc\"}", "{kind=\"lossy\"}", "{kind=\"lossy\",drop=\"output\"}"][rng.random_range(0..4usize)];
+                    if !flow.is_empty() {
+                        overrides.push(format!("flow_control={flow}"));
+                    }
                 }
                 // SRP keeps a queue's state across messages and refuses a queue per message.
                 if *mechanism != "srp" && rng.random_range(0..2u32) == 1 {

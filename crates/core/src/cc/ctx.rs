@@ -19,6 +19,8 @@ pub enum Deferred<H> {
     SwitchControl { sw: SwitchId, pkt: PacketId },
     /// Send queue `qp` of `node` sends `pkt` again, before its new packets.
     Retransmit { node: NodeId, qp: QpId, pkt: Packet<H> },
+    /// Send queue `qp` of `node`, if empty, is offered to `Mechanism::release_queue` again.
+    OfferRelease { node: NodeId, qp: QpId },
 }
 
 /// A hook's view of the network, for a mechanism whose packets carry header `H`.
@@ -110,6 +112,12 @@ impl<H> Ctx<'_, H> {
     /// The sender learnt the outcome of tracked packet `uid` (its ACK or NACK).
     pub fn settle(&mut self, uid: u64) {
         self.copies.settle(uid);
+    }
+
+    /// Send queue `qp` of `node`, which `Mechanism::release_queue` kept when it emptied (e.g.
+    /// with packets still unacknowledged), is offered for release again if it is still empty.
+    pub fn offer_release(&mut self, node: NodeId, qp: QpId) {
+        self.deferred.push(Deferred::OfferRelease { node, qp });
     }
 
     /// Calls the mechanism's `on_timer(token)` at time `at`.

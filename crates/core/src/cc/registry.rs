@@ -26,6 +26,7 @@ macro_rules! mechanisms {
             ideal::Ideal,
             cbcm::Cbcm,
             accurate::Accurate,
+            tcp::Tcp,
         }
     };
 }

@@ -27,6 +27,8 @@ pub struct SendQueue<H> {
     pub head_since: Time,
     /// In the NIC's round-robin ring.
     pub active: bool,
+    /// Serving a destination (not on the free list).
+    pub open: bool,
 }
 
 impl<H> SendQueue<H> {
@@ -89,12 +91,11 @@ impl<H> SendQueues<H> {
         match self.free.pop() {
             Some(id) => {
                 let q = &mut self.slots[id.idx()];
-                q.src = src;
-                q.dst = dst;
+                (q.src, q.dst, q.open) = (src, dst, true);
                 id
             }
             None => {
-                self.slots.push(SendQueue { src, dst, messages: VecDeque::new(), retx: VecDeque::new(), head_since: 0, active: false });
+                self.slots.push(SendQueue { src, dst, messages: VecDeque::new(), retx: VecDeque::new(), head_since: 0, active: false, open: true });
                 QpId::new(self.slots.len() - 1)
             }
         }

@@ -460,6 +460,7 @@ impl<M: Mechanism> Sim<M> {
                 match action {
                     Deferred::SwitchControl { sw, pkt } => self.local_inject(sw, pkt),
                     Deferred::Retransmit { node, qp, pkt } => self.requeue(node, qp, pkt),
+                    Deferred::OfferRelease { node, qp } => self.offer_release(node, qp),
                 }
             }
         }

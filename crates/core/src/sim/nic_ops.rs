@@ -318,14 +318,29 @@ impl<M: Mechanism> Sim<M> {
         self.stats.counters.injected += 1;
         self.send(node, id);
         if emptied {
-            let view = self.view(qp);
-            let mut ctx = mech_ctx!(self);
-            if self.mech.release_queue(&mut ctx, view) {
-                if !self.p.queue_per_flow {
-                    self.nics[node.idx()].qp_of.remove(&view.dst);
-                }
-                self.qps.free.push(qp);
+            self.release(node, qp);
+        }
+    }
+
+    /// Send queue `qp` of `node` is empty: recycles it if its mechanism lets it go.
+    fn release(&mut self, node: NodeId, qp: QpId) {
+        let view = self.view(qp);
+        let mut ctx = mech_ctx!(self);
+        if self.mech.release_queue(&mut ctx, view) {
+            if !self.p.queue_per_flow {
+                self.nics[node.idx()].qp_of.remove(&view.dst);
             }
+            self.qps.slots[qp.idx()].open = false;
+            self.qps.free.push(qp);
+        }
+    }
+
+    /// The mechanism offers send queue `qp` of `node` for release (`Ctx::offer_release`): asked
+    /// again if it is still open and empty.
+    pub(super) fn offer_release(&mut self, node: NodeId, qp: QpId) {
+        let q = &self.qps.slots[qp.idx()];
+        if q.open && q.src == node && !q.active && q.messages.is_empty() && q.retx.is_empty() {
+            self.release(node, qp);
         }
     }
 
