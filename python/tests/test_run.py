@@ -25,6 +25,7 @@ def test_run_returns_dataframes_with_the_documented_columns(default_example):
     assert set(r.timeseries.columns) >= {"class", "bin_start_ns", "offered", "accepted", "packets"}
     assert len(r.timeseries) == 40  # 40 us of 1 us bins
     assert (r.links["utilization"] <= 1.0 + 1e-9).all()
+    assert (r.links["drops"] == 0).all()  # credits lose nothing
     k = r.counters
     assert k["in_flight"] == k["injected"] - k["delivered"] - k["dropped"]
     assert c.loc["uniform", "marked"] == 0.0  # no congestion control, no marks
@@ -60,6 +61,16 @@ def test_summaries_stored_before_marked_existed_read_it_as_not_measured(default_
     rows = class_rows(summary)
     assert pd.isna(rows[0]["marked"])
     assert rows[0]["accepted"] == summary["classes"]["uniform"]["accepted"]
+
+
+def test_lossy_links_report_their_drops(default_example):
+    # A 4:1 incast on lossy links: the hot spot's link carries one sender's worth, and the
+    # switches drop the rest, counted per link and for the run.
+    hot = {"name": "hotspot", "pattern": "hotspot", "sources": [0, 1, 2, 3], "dest": 200, "greedy": True}
+    r = lossless.run(default_example, overrides={"simulation.measure_ns": 20000, "flow_control": {"kind": "lossy"}, "traffic": [hot]})
+    assert r.links["drops"].sum() > 0
+    assert r.counters["dropped"] >= r.links["drops"].sum()
+    assert r.classes.loc["hotspot", "accepted"] * 4 == pytest.approx(1.0, abs=0.02)
 
 
 def test_python_and_cli_give_the_same_result(default_example, tmp_path):
@@ -121,6 +132,8 @@ def test_same_seed_same_result_different_seed_different(default_example):
         ({"traffic.0.lod": 0.5}, "traffic[0].lod"),
         ({"topology.k": 1}, "topology.k"),
         ({"traffic.0.pattern": "hotspot", "traffic.0.dest": 9999}, "traffic[0].dest"),
+        ({"flow_control": {"kind": "lossy", "output_queue_bytes": 4096}}, "flow_control.output_queue_bytes"),
+        ({"cc.mechanism": "tcp", "cc.tcp.receiver_window_segments": 0}, "cc.tcp.receiver_window_segments"),
     ],
 )
 def test_bad_input_raises_config_error_naming_the_key(default_example, overrides, key):
