@@ -1,5 +1,6 @@
 //! Priority flow control (`flow_control.kind = "pfc"`): lossless with the headroom the links
-//! need, the same throughput as credits where nothing pauses, and bad thresholds refused.
+//! need, PAUSE frames at the period the link timing gives, the same throughput as credits
+//! where nothing pauses, and bad thresholds refused.
 
 mod common;
 use common::*;
@@ -51,4 +52,51 @@ fn thresholds_that_could_overflow_are_refused() {
     assert_eq!(e.key, "flow_control.xon_bytes");
     let e = error(&["flow_control={kind=\"pfc\"}", "switch.voq.per_output_buffers=true"]);
     assert_eq!(e.key, "switch.voq.per_output_buffers");
+}
+
+#[test]
+fn pauses_come_at_the_period_the_link_timing_gives() {
+    // A sends greedily to B through S; S's link to B runs at half A's rate, so S's input from A
+    // fills at 5 Gb/s while A sends and drains at 5 Gb/s while it is paused. 1 us channels, a
+    // 100 ns router, 256-byte packets, 8 KB input buffers: XOFF 4,991 bytes (the buffer less
+    // the 3,201-byte headroom), XON two packets lower.
+    let text = r#"
+[simulation]
+warmup_ns = 0
+measure_ns = 1_000_000
+
+[topology]
+kind = "explicit"
+hosts = ["A", "B"]
+switches = ["S"]
+bandwidth_gbps = 10
+latency_ns = 1000
+links = [ { a = "A", b = "S" }, { a = "S", b = "B", bandwidth_gbps = 5 } ]
+
+[switch]
+router_latency_ns = 100
+input_buffer_bytes = 8192
+output_buffer_packets = 1
+
+[flow_control]
+kind = "pfc"
+
+[[traffic]]
+name = "f"
+pattern = "flow"
+src = "A"
+dest = "B"
+greedy = true
+"#;
+    let s = run(text);
+    // A PAUSE stops A two channel latencies and a 64-byte frame (51.2 ns) after the buffer
+    // crossed XOFF; a resume restarts arrivals that and a router pipeline after it fell to XON.
+    // Meanwhile the buffer rises (falls) at 0.625 bytes/ns past each threshold, and travels the
+    // 512 bytes between them both ways: one cycle is 2 (stop + restart) + 2 x 512 / 0.625 ns.
+    let (stop_ns, restart_ns) = (2_000.0 + 51.2, 2_000.0 + 51.2 + 100.0);
+    let cycle_ns = 2.0 * (stop_ns + restart_ns) + 2.0 * 512.0 / 0.625;
+    assert_close("PAUSE frames", s.counters.pauses as f64, 1e6 / cycle_ns, 5.0);
+    // The buffer never runs dry: B's link stays busy.
+    assert_close("B's link", s.classes["f"].accepted, 0.5, 0.002);
+    assert_eq!(s.counters.dropped, 0);
 }
