@@ -1,6 +1,7 @@
 """Plots show the data of the sweep (checked against the stored points, not only that a file
 exists); the HTML report renders in headless Chromium."""
 
+import csv
 import json
 import os
 import shutil
@@ -107,7 +108,7 @@ def test_a_single_run_directory_plots(fig1_example, tmp_path):
     ids = summary["classes"][name]["source_ids"]
     assert [b.get_height() for b in ax.patches] == [summary["sources"][str(h)] for h in ids]
     # The busiest channels, busiest first, as links.csv has them.
-    links = {r.split(",")[1]: float(r.split(",")[-1]) for r in (run / "links.csv").read_text().splitlines()[1:]}
+    links = {r["name"]: float(r["utilization"]) for r in csv.DictReader((run / "links.csv").open())}
     ax = plot.links(results).axes[0]
     assert [b.get_height() for b in ax.patches] == sorted(links.values(), reverse=True)[: len(ax.patches)]
 
