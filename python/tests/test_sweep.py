@@ -215,3 +215,18 @@ def test_files_are_renamed_into_place_with_the_usual_permissions(tmp_path):
         os.umask(old)
     assert (tmp_path / "x.json").stat().st_mode & 0o777 == 0o644
     assert [p.name for p in tmp_path.iterdir()] == ["x.json"]
+
+
+def test_flows_of_every_point_land_in_one_table(tmp_path, default_example):
+    # Two loads of the web-search example with a row per flow: flows.parquet holds every
+    # completed message of both, each with its point's identity, as each run's own rows.
+    cfg = default_example.parent / "flows" / "fattree256_websearch.toml"
+    short = {"simulation.warmup_ns": 0, "simulation.measure_ns": 200_000, "simulation.record_flows": True}
+    r = lossless.sweep(cfg, tmp_path / "s", product={"traffic.0.load": [0.2, 0.5]}, overrides=short, jobs=1, progress=False)
+    table = pd.read_parquet(tmp_path / "s" / "flows.parquet")
+    pd.testing.assert_frame_equal(table, lossless.sweeps._parquet_safe(r.flows))
+    for load in (0.2, 0.5):
+        alone = lossless.run(cfg, overrides={**short, "traffic.0.load": load}).flows
+        rows = table[table["traffic.0.load"] == load][alone.columns].reset_index(drop=True)
+        assert len(rows) > 0
+        pd.testing.assert_frame_equal(rows, alone, check_dtype=False)

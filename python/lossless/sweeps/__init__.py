@@ -39,6 +39,7 @@ TABLES = {
     "links": "links.parquet",
     "meta": "meta.parquet",
     "failures": "failures.parquet",
+    "flows": "flows.parquet",
 }
 
 
@@ -144,6 +145,7 @@ def _execute(executor: Executor, store: Store, todo: dict[str, str], progress: b
                     "summary": json.loads(outcome["summary"]),
                     "timeseries": json.loads(outcome["timeseries"]),
                     "links": json.loads(outcome["links"]),
+                    "flows": json.loads(outcome["flows"]) if outcome["flows"] else [],
                     "meta": {"version": _lossless.__version__, "commit": _lossless.__commit__, "executor": executor.name, **outcome["meta"]},
                 })
             bar.update()

@@ -39,6 +39,9 @@ class SweepResults:
     meta: pd.DataFrame
     #: Per failed point: its message.
     failures: pd.DataFrame
+    #: One row per completed message of the points run with `simulation.record_flows`
+    #: (columns as `Result.flows`: FCT, zero-load time, slowdown).
+    flows: pd.DataFrame
     #: The swept dimensions, outermost first (`series` and `seed` included when swept).
     dimensions: list[str] = field(default_factory=list)
     #: Points of the spec with neither a result nor a failure (an interrupted sweep).
@@ -48,7 +51,7 @@ class SweepResults:
         """The points whose identity columns have the given values, e.g.
         ``results.select({"series": "srp", "traffic.0.load": 0.8})``."""
         tables = {}
-        for name in ("points", "timeseries", "senders", "links", "meta", "failures"):
+        for name in ("points", "timeseries", "senders", "links", "meta", "failures", "flows"):
             df = getattr(self, name)
             for column, value in where.items():
                 if column not in self.dimensions:
@@ -80,13 +83,15 @@ def load(directory: str | os.PathLike) -> SweepResults:
     entries = manifest["points"]
     keys = list(dict.fromkeys(k for e in entries for k in e["params"]))
     has_series = "series" in manifest["dimensions"]
-    points, series, senders, links, meta, failures, missing = [], [], [], [], [], [], []
+    points, series, senders, links, flows, meta, failures, missing = [], [], [], [], [], [], [], []
     for e in entries:
         ident = identity(e, keys, has_series)
         if store.finished(e["key"]):
             rec = store.read_point(e["key"])
             ident["seed"] = rec["summary"]["seed"]
             _add_point(ident, rec["summary"], rec["timeseries"], rec["links"], points, series, senders, links)
+            # Points stored before flows were kept have none.
+            flows.extend({**ident, **row} for row in rec.get("flows", []))
             meta.append({**ident, **rec["meta"]})
             continue
         failure = store.read_failure(e["key"])
@@ -94,11 +99,11 @@ def load(directory: str | os.PathLike) -> SweepResults:
             failures.append({**ident, "kind": failure["kind"], "message": failure["error"]})
         else:
             missing.append(e["index"])
-    return _results(points, series, senders, links, meta, failures, list(manifest["dimensions"]), missing)
+    return _results(points, series, senders, links, flows, meta, failures, list(manifest["dimensions"]), missing)
 
 
-def _results(points, series, senders, links, meta, failures, dimensions, missing) -> SweepResults:
-    tables = dict(points=points, timeseries=series, senders=senders, links=links, meta=meta, failures=failures)
+def _results(points, series, senders, links, flows, meta, failures, dimensions, missing) -> SweepResults:
+    tables = dict(points=points, timeseries=series, senders=senders, links=links, flows=flows, meta=meta, failures=failures)
     return SweepResults(**{k: pd.DataFrame(v) for k, v in tables.items()}, dimensions=dimensions, missing=missing)
 
 
@@ -124,8 +129,10 @@ def _load_run(directory) -> SweepResults:
     link_rows = pd.read_csv(directory / "links.csv", keep_default_na=False).to_dict("records")
     points, series, senders, links = [], [], [], []
     _add_point(ident, s, timeseries, link_rows, points, series, senders, links)
+    flows_csv = directory / "flows.csv"
+    flows = [{**ident, **row} for row in pd.read_csv(flows_csv, keep_default_na=False).to_dict("records")] if flows_csv.is_file() else []
     meta = [{**ident, "version": s.get("version"), "commit": s.get("commit"), "wall_s": s["wall_s"]}]
-    return _results(points, series, senders, links, meta, [], [], [])
+    return _results(points, series, senders, links, flows, meta, [], [], [])
 
 
 #: Time-series columns as points stored before 2026-11-24 named them (one name per metric now).

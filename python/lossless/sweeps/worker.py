@@ -21,8 +21,7 @@ from ..run import deadlock_message
 def run_point(resolved_toml: str) -> dict[str, Any]:
     started = time.perf_counter()
     try:
-        # A sweep stores each class's FCT distribution (in the summary), not per-flow rows.
-        summary, series, links, _ = _lossless.run(toml_text=resolved_toml)
+        summary, series, links, flows = _lossless.run(toml_text=resolved_toml)
     except _lossless.ConfigError as e:
         return {"error": str(e), "kind": "config"}
     except KeyboardInterrupt:
@@ -36,6 +35,8 @@ def run_point(resolved_toml: str) -> dict[str, Any]:
         "summary": summary,
         "timeseries": series,
         "links": links,
+        # One row per completed message, with `simulation.record_flows` (None without).
+        "flows": flows,
         "meta": {
             "wall_s": time.perf_counter() - started,
             "host": socket.gethostname(),
