@@ -77,3 +77,29 @@ fn the_victim_keeps_its_max_min_rate_and_recovers() {
     assert_close("f1 after", after.classes["f1"].accepted * 10.0, USABLE, 0.02 * USABLE);
     assert!(after.cc["short_circuits"] < 20, "{:?}", after.cc);
 }
+
+#[test]
+fn a_shared_transmit_fifo_holds_the_victim_until_f4_has_drained_from_it() {
+    // PAUSE-only (§III-B): greedy f1 and f4 keep H1's FIFO full, alternating packets (the NIC's
+    // round-robin over its send queues), so when f4 stops at 570 us half the FIFO is f4's, and
+    // it leaves at f4's third of the uplink: f1 stays at that rate until then.
+    const FIFO_BYTES: f64 = 65_536.0;
+    let third = 10.0 / 3.0;
+    let drained_us = FIFO_BYTES / 2.0 * 8.0 / (third * 1e3);
+    assert_close("drain time", drained_us, 78.6, 0.1);
+    let f1 = |from_us: f64, to_us: f64, fifo: &str| {
+        let o = [
+            "cc.mechanism=\"none\"",
+            "flow_control={kind=\"pfc\"}",
+            fifo,
+            &format!("simulation.warmup_ns={}", from_us * 1e3),
+            &format!("simulation.measure_ns={}", (to_us - from_us) * 1e3),
+        ];
+        run_config(&example_with("accurate/victim.toml", &o)).classes["f1"].accepted * 10.0
+    };
+    let fifo = "nic.tx_fifo_bytes=65536";
+    assert_close("f1 while f4's packets drain from the FIFO", f1(575.0, 570.0 + drained_us - 5.0, fifo), third, 0.4);
+    assert_close("f1 once they have", f1(570.0 + drained_us + 10.0, 800.0, fifo), 10.0, 0.3);
+    // Without the FIFO only the first switch's 2.5 KB input buffer held f4's backlog.
+    assert_close("f1 without a FIFO", f1(575.0, 570.0 + drained_us - 5.0, "nic.tx_fifo_bytes=0"), 10.0, 0.3);
+}

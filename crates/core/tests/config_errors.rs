@@ -22,6 +22,10 @@ fn each_error_names_its_key() {
         (&["traffic.0.load=1.5"], "traffic[0].load", "between 1e-6 and 1"),
         (&["traffic.0.load=\"high\""], "traffic[0].load", "invalid type"),
         (&["topology.k=1"], "topology.k", "at least 2"),
+        (&["traffic.0.packet_bytes=1500"], "traffic[0].packet_bytes", "must be between 1 and nic.data_packet_bytes (256)"),
+        (&["cc.mechanism=\"srp\"", "traffic.0.packet_bytes=128"], "traffic[0].packet_bytes", "srp times messages in packets of nic.data_packet_bytes (256)"),
+        (&["nic.tx_fifo_bytes=100"], "nic.tx_fifo_bytes", "must be 0 (no FIFO) or between one data packet (256 bytes)"),
+        (&["cc.mechanism=\"srp\"", "nic.tx_fifo_bytes=4096"], "nic.tx_fifo_bytes", "srp decides as a packet takes the link"),
         (&["topology.k=32"], "topology.k", "ports"),
         (&["topology.kind=\"torus\""], "topology.kind", "unknown variant"),
         (
@@ -48,7 +52,7 @@ fn each_error_names_its_key() {
         (
             &["routing.algorithm=\"ugal_g\""],
             "routing.algorithm",
-            "unknown routing algorithm `ugal_g`, expected one of nca, dmodk, minimal, shortest_path, valiant, ugal",
+            "unknown routing algorithm `ugal_g`, expected one of nca, dmodk, ecmp, minimal, shortest_path, valiant, ugal",
         ),
         (&["routing.algorithm=\"valiant\""], "routing.algorithm", "valiant routes flattened butterflies"),
         (

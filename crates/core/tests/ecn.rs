@@ -109,7 +109,7 @@ load = 0.2
 "#;
 
 #[test]
-fn buffer_marking_marks_a_victim_that_root_marking_spares() {
+fn buffer_marking_marks_a_victim_that_root_and_voq_marking_spare() {
     let marked = |marking: &str| {
         let s = run_config(&config_with(VICTIM_IN_A_FULL_BUFFER, &[&format!("cc.ecn.marking=\"{marking}\"")]));
         (s.classes["hot"].marked, s.classes["victim"].marked)
@@ -120,4 +120,8 @@ fn buffer_marking_marks_a_victim_that_root_marking_spares() {
     // CBCM paper §III-A: V's packets traverse the congested buffer and are marked with A's.
     let (hot, victim) = marked("buffer");
     assert!(hot > 0.8 && victim > 0.9, "buffer: hot {hot}, victim {victim}");
+    // The CBCM paper's routers keep a buffer per output (§V-A): V's packets enter S2's input
+    // from S1 behind A's, but the queue there for W's port holds only V's own.
+    let (hot, victim) = marked("voq");
+    assert!(hot > 0.8 && victim == 0.0, "voq: hot {hot}, victim {victim}");
 }

@@ -6,7 +6,7 @@
 mod common;
 use common::*;
 use lossless_core::ids::{Endpoint, NodeId, SwitchId};
-use lossless_core::routing::{Leg, Route, Routing};
+use lossless_core::routing::{Flow, Leg, Route, Routing};
 use lossless_core::topology::Topology;
 
 fn fb(k: u32, n: u32, c: u32) -> String {
@@ -50,7 +50,7 @@ fn minimal_routes_take_one_hop_per_differing_coordinate() {
             let mut sw = SwitchId(a);
             let (mut hops, mut leg) = (0, Leg::START);
             loop {
-                let port = routing.route(sw, NodeId(dst), &mut leg, &[], &mut rng);
+                let port = routing.route(sw, NodeId(dst), Flow { src: NodeId(0), queue: 0 }, &mut leg, &[], &mut rng);
                 match topo.channels[topo.switches[sw.idx()].ports[port.idx()].out.idx()].to {
                     Endpoint::Host(h) => {
                         assert_eq!(h, NodeId(dst));

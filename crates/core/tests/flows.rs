@@ -127,3 +127,23 @@ message = {{ kind = "fixed", packets = 1 }}
     let own = short_fct("per_flow");
     assert!(own <= 410.8 + 2.0 * 204.8, "{own} ns");
 }
+
+#[test]
+fn classes_with_their_own_packet_size_share_the_network() {
+    // A 4-packet message of 1,500-byte segments or of 256-byte packets, alone in the fat tree:
+    // 4 x 32 ns links + 3 x 26 ns routers + 4 packets at 10 Gb/s. 2 ms hold about 20 messages.
+    let run_with = |packet_bytes: u32| {
+        let o = [format!("traffic.0.packet_bytes={packet_bytes}"), "nic.data_packet_bytes=1500".into()];
+        let text = format!("{FAT_TREE_256}\n[simulation]\nwarmup_ns = 0\nmeasure_ns = 2000000\nrecord_flows = true\n[[traffic]]\npattern = \"flow\"\nsrc = 0\ndest = 255\nload = 0.05\narrival = \"periodic\"\n");
+        run_config(&config_with(&text, &o.iter().map(String::as_str).collect::<Vec<_>>()))
+    };
+    for (bytes, ser_ns) in [(1500, 1200.0), (256, 204.8)] {
+        let s = run_with(bytes);
+        let c = &s.classes["flow0"];
+        assert_close(&format!("{bytes}-byte FCT"), c.fct_ns.mean, 4.0 * 32.0 + 3.0 * 26.0 + 4.0 * ser_ns, 1e-9);
+        assert_close(&format!("{bytes}-byte slowdown"), c.slowdown.max, 1.0, 1e-9);
+        // The offered load counts the class's own packets: 5% of the link either way.
+        assert_close(&format!("{bytes}-byte offered"), c.offered, 0.05, 0.0025);
+        assert!(s.flows.iter().all(|f| f.bytes == 4 * bytes as u64), "{:?}", s.flows);
+    }
+}

@@ -10,7 +10,7 @@
 mod common;
 use common::example_with;
 use lossless_core::cc::audit::{take_default_ran, Hook};
-use lossless_core::cc::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, Request, VcRole, Verdict};
+use lossless_core::cc::{Ctx, Gate, Held, Hooks, Mechanism, OutputView, QueueView, Request, VcRole, Verdict};
 use lossless_core::ids::{NodeId, PortId, SwitchId, Vc};
 use lossless_core::packet::Packet;
 use lossless_core::{with_mechanism, Config, Sim};
@@ -68,7 +68,7 @@ impl<M: Mechanism> Mechanism for Probe<M> {
     fn data_vc(&self) -> Vc {
         self.inner.data_vc()
     }
-    fn on_switch_arrival(&mut self, ctx: &mut Ctx<Self::Header>, sw: SwitchId, port: PortId, pkt: &mut Packet<Self::Header>, held: u32) {
+    fn on_switch_arrival(&mut self, ctx: &mut Ctx<Self::Header>, sw: SwitchId, port: PortId, pkt: &mut Packet<Self::Header>, held: Held) {
         self.inner.on_switch_arrival(ctx, sw, port, pkt, held);
         self.saw(Hook::SwitchArrival);
     }

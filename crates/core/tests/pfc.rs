@@ -56,11 +56,43 @@ fn thresholds_that_could_overflow_are_refused() {
 
 #[test]
 fn pauses_come_at_the_period_the_link_timing_gives() {
-    // A sends greedily to B through S; S's link to B runs at half A's rate, so S's input from A
-    // fills at 5 Gb/s while A sends and drains at 5 Gb/s while it is paused. 1 us channels, a
-    // 100 ns router, 256-byte packets, 8 KB input buffers: XOFF 4,991 bytes (the buffer less
-    // the 3,201-byte headroom), XON two packets lower.
-    let text = r#"
+    let s = run(LINE);
+    // A PAUSE stops A two channel latencies and a 64-byte frame (51.2 ns) after the buffer
+    // crossed XOFF; a resume restarts arrivals that and a router pipeline after it fell to XON.
+    // Meanwhile the buffer rises (falls) at 0.625 bytes/ns past each threshold, and travels the
+    // 512 bytes between them both ways: one cycle is 2 (stop + restart) + 2 x 512 / 0.625 ns.
+    let (stop_ns, restart_ns) = (2_000.0 + 51.2, 2_000.0 + 51.2 + 100.0);
+    let cycle_ns = 2.0 * (stop_ns + restart_ns) + 2.0 * 512.0 / 0.625;
+    assert_close("PAUSE frames", s.counters.pauses as f64, 1e6 / cycle_ns, 5.0);
+    // The buffer never runs dry: B's link stays busy.
+    assert_close("B's link", s.classes["f"].accepted, 0.5, 0.002);
+    assert_eq!(s.counters.dropped, 0);
+}
+
+#[test]
+fn a_short_pause_is_refreshed_at_half_its_time_while_the_buffer_stays_above_xon() {
+    // The line above with PAUSEs of 50 quanta (50 x 51.2 ns = 2,560 ns at 10 Gb/s): S holds A
+    // paused from XOFF until the buffer has fallen to XON, 2,051.2 ns (the PAUSE on its way,
+    // the buffer still rising 1,282 bytes) + (1,282 + 512) / 0.625 ns = 4,921.6 ns, and
+    // refreshes every 1,280 ns meanwhile: three refreshes, four frames a cycle. Each refresh
+    // reaches A before the PAUSE before it runs out, so the cycle and B's rate do not change.
+    let long = run(LINE);
+    let short = run(&LINE.replace("kind = \"pfc\"", "kind = \"pfc\"\npause_quanta = 50"));
+    assert_close("frames a cycle", short.counters.pauses as f64 / long.counters.pauses as f64, 4.0, 0.05);
+    assert_close("B's link", short.classes["f"].accepted, 0.5, 0.002);
+    // Refreshes sent faster than a frame crosses the 1 us channel (1,051.2 ns) are refused.
+    let o = ["flow_control.pause_quanta=41".to_string()];
+    let e = lossless_core::check(&lossless_core::Config::from_toml_str(LINE, &o).unwrap()).unwrap_err();
+    assert_eq!(e.key, "flow_control.pause_quanta");
+    assert!(e.to_string().contains("give at least 42 quanta"), "{e}");
+    lossless_core::check(&lossless_core::Config::from_toml_str(LINE, &["flow_control.pause_quanta=42".to_string()]).unwrap()).unwrap();
+}
+
+/// A sends greedily to B through S; S's link to B runs at half A's rate, so S's input from A
+/// fills at 5 Gb/s while A sends and drains at 5 Gb/s while it is paused. 1 us channels, a 100 ns
+/// router, 256-byte packets, 8 KB input buffers: XOFF 4,991 bytes (the buffer less the 3,201-byte
+/// headroom), XON two packets lower.
+const LINE: &str = r#"
 [simulation]
 warmup_ns = 0
 measure_ns = 1_000_000
@@ -88,15 +120,3 @@ src = "A"
 dest = "B"
 greedy = true
 "#;
-    let s = run(text);
-    // A PAUSE stops A two channel latencies and a 64-byte frame (51.2 ns) after the buffer
-    // crossed XOFF; a resume restarts arrivals that and a router pipeline after it fell to XON.
-    // Meanwhile the buffer rises (falls) at 0.625 bytes/ns past each threshold, and travels the
-    // 512 bytes between them both ways: one cycle is 2 (stop + restart) + 2 x 512 / 0.625 ns.
-    let (stop_ns, restart_ns) = (2_000.0 + 51.2, 2_000.0 + 51.2 + 100.0);
-    let cycle_ns = 2.0 * (stop_ns + restart_ns) + 2.0 * 512.0 / 0.625;
-    assert_close("PAUSE frames", s.counters.pauses as f64, 1e6 / cycle_ns, 5.0);
-    // The buffer never runs dry: B's link stays busy.
-    assert_close("B's link", s.classes["f"].accepted, 0.5, 0.002);
-    assert_eq!(s.counters.dropped, 0);
-}

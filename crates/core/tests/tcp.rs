@@ -65,7 +65,16 @@ fn a_window_sends_that_many_segments_per_round_trip() {
 fn reno_on_a_drop_tail_bottleneck_follows_the_mathis_formula() {
     // A 1 Gb/s bottleneck behind a 20-segment input buffer, and a window the receiver never
     // limits: cwnd climbs until the buffer overflows, halves, climbs again (the sawtooth).
-    let s = line(1.0, &["flow_control={kind=\"lossy\"}", "cc.tcp.receiver_window_segments=1000", "cc.tcp.min_rto_ns=1000000", "simulation.warmup_ns=5000000", "simulation.measure_ns=200000000"]);
+    let s = line(
+        1.0,
+        &[
+            "flow_control={kind=\"lossy\"}",
+            "cc.tcp.receiver_window_segments=1000",
+            "cc.tcp.min_rto_ns=1000000",
+            "simulation.warmup_ns=5000000",
+            "simulation.measure_ns=200000000",
+        ],
+    );
     let cc = |k: &str| s.cc[k] as f64;
     assert!(cc("fast_retransmits") > 50.0, "{:?}", s.cc);
     assert!(cc("timeouts") <= 2.0, "the sawtooth recovers by fast retransmit: {:?}", s.cc);
@@ -87,7 +96,13 @@ fn lossless_tcp_on_the_parking_lot_halves_the_remote_flows() {
     // The ACCurate paper's Fig. 3(b): each remote flow gets half the local one's rate.
     let s = run_config(&example_with(
         "accurate/parking_lot.toml",
-        &["cc.mechanism=\"tcp\"", "nic.data_packet_bytes=1500", "nic.control_packet_bytes=64", "switch.input_buffer_bytes=3000", "simulation.measure_ns=400000"],
+        &[
+            "cc.mechanism=\"tcp\"",
+            "nic.data_packet_bytes=1500",
+            "nic.control_packet_bytes=64",
+            "switch.input_buffer_bytes=3000",
+            "simulation.measure_ns=400000",
+        ],
     ));
     assert_eq!(s.counters.dropped + s.counters.retransmitted, 0);
     let rate = |c: &str| s.classes[c].accepted;

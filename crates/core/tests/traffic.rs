@@ -303,3 +303,27 @@ fn a_greedy_class_offers_its_whole_link_while_active_never_less_than_it_carries(
     assert_eq!(offered, [0.5, 1.0, 0.5, 0.0]);
     assert_eq!(s.classes["hotspot"].offered, 0.5);
 }
+
+#[test]
+fn ecmp_keeps_each_flow_on_one_uplink() {
+    // Two leaves of four hosts under four spines. One flow at 0.4 from leaf 0 to leaf 1: ECMP
+    // puts it whole on one uplink, NCA sprays it over all four (0.1 each).
+    let uplinks = |algo: &str, traffic: &str, extra: &str| -> Vec<f64> {
+        let s = run(&format!(
+            "[simulation]\nwarmup_ns = 5000\nmeasure_ns = 200000\n[topology]\nkind = \"fat_tree2\"\nleaves = 2\nhosts_per_leaf = 4\nspines = 4\n[routing]\nalgorithm = \"{algo}\"\n{extra}\n{traffic}"
+        ));
+        s.links.iter().filter(|l| l.from.starts_with("leaf0:") && l.to.starts_with("spine")).map(|l| l.utilization).collect()
+    };
+    let flow = "[[traffic]]\npattern = \"flow\"\nsrc = 0\ndest = 4\nload = 0.4\narrival = \"periodic\"\nmessage = { kind = \"fixed\", packets = 1 }\n";
+    let mut ecmp = uplinks("ecmp", flow, "");
+    ecmp.sort_by(f64::total_cmp);
+    assert_eq!(ecmp[..3], [0.0; 3], "{ecmp:?}");
+    assert_close("ECMP: the flow's uplink", ecmp[3], 0.4, 0.01);
+    for u in uplinks("nca", flow, "") {
+        assert_close("NCA uplink", u, 0.1, 0.01);
+    }
+    // Many flows (a send queue per message) spread over every uplink.
+    let many = "[[traffic]]\npattern = \"uniform\"\nload = 0.3\n";
+    let spread = uplinks("ecmp", many, "[nic]\nsend_queues = \"per_flow\"");
+    assert!(spread.iter().all(|u| *u > 0.05), "{spread:?}");
+}

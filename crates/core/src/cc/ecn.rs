@@ -9,7 +9,9 @@
 //!   downstream is full is a victim, not a root.
 //!   The CBCM paper's ECN (§III-A, §V-A) marks instead every packet that enters an input buffer
 //!   filled beyond the threshold (`marking = "buffer"`): a victim's packets too, which is how
-//!   it throttles traffic that only shares a buffer with a hot spot's.
+//!   it throttles traffic that only shares a buffer with a hot spot's; or every packet that
+//!   enters a virtual output queue past it (`marking = "voq"`): the paper's routers keep a
+//!   buffer per output at each input.
 //! - Destination: each marked data packet is answered with a congestion notification (one
 //!   control flit) on the control VC.
 //! - Source: each send queue's inter-packet delay grows by IPD+ per notification and shrinks by
@@ -17,7 +19,7 @@
 //!
 //! VCs: the control VC (0, FIFO) above the data VC (1, VOQ), as the ECN network of §4.
 
-use super::{throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, Registered, Settings, VcRole, CONTROL_AND_DATA_VCS};
+use super::{throttle, Ctx, Gate, Held, Hooks, Mechanism, OutputView, QueueView, Registered, Settings, VcRole, CONTROL_AND_DATA_VCS};
 use crate::config::Config;
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
 use crate::packet::{Packet, PacketKind};
@@ -57,6 +59,7 @@ pub enum EcnMarking {
     #[default]
     Root,
     Buffer,
+    Voq,
 }
 
 impl Default for EcnConfig {
@@ -119,8 +122,8 @@ impl Registered for EcnIpd {
 | `ipd_decrement_ns` | `50` | IPD-: delay removed after each interval `decrement_timer_ns` without a notification. |
 | `decrement_timer_ns` | `2000` | t-. |
 | `ipd_max_ns` | none | The largest inter-packet delay a send queue reaches: unbounded in the SRP paper (Table 1); the CBCM paper (§V) caps it at 1,500 cycles. |
-| `threshold` | `0.9` | b_thres as a fraction of one input buffer (per VC): under `root` marking, an output whose virtual output queues (summed over the switch's inputs) hold more than this, while its downstream buffer still has room for another data packet after the one leaving, is a root of congestion and marks the data packets it sends (ejection ports included); under `buffer` marking, a data packet is marked when the input buffer it enters holds more than this with it. |
-| `marking` | `"root"` | `root`: packets leaving a root of congestion are marked (SRP paper §4). `buffer`: packets entering a congested input buffer are marked, victims' packets too (the CBCM paper's ECN, §III-A and §V-A). |
+| `threshold` | `0.9` | b_thres as a fraction of one input buffer (per VC): under `root` marking, an output whose virtual output queues (summed over the switch's inputs) hold more than this, while its downstream buffer still has room for another data packet after the one leaving, is a root of congestion and marks the data packets it sends (ejection ports included); under `buffer` marking, a data packet is marked when the input buffer it enters holds more than this with it; under `voq`, when the packets that input holds for the packet's own output (its virtual output queue) do. |
+| `marking` | `"root"` | `root`: packets leaving a root of congestion are marked (SRP paper §4). `buffer`: packets entering a congested input buffer are marked, victims' packets too (the CBCM paper's ECN, §III-A and §V-A). `voq`: packets entering a congested virtual output queue are marked, the buffers of the CBCM paper's routers (§V-A: "VOQ with four VCs for each output port at each input buffer"), so a packet bound elsewhere is not, and one that follows a hot spot's packets to a shared output is (§III-A's R3 -> R0 channel). |
 
 Choices the paper leaves open, and ours: "total occupancy of the VOQ queues associated with a
 given output port" is summed over all inputs of the switch; "downstream has credits available"
@@ -188,8 +191,13 @@ impl Mechanism for EcnIpd {
         DATA_VC
     }
 
-    fn on_switch_arrival(&mut self, _: &mut Ctx<()>, _: SwitchId, _: PortId, pkt: &mut Packet<()>, held: u32) {
-        if self.marking == EcnMarking::Buffer && pkt.kind == PacketKind::Data && (held + pkt.bytes) as f64 > self.threshold_bytes {
+    fn on_switch_arrival(&mut self, _: &mut Ctx<()>, _: SwitchId, _: PortId, pkt: &mut Packet<()>, held: Held) {
+        let queue = match self.marking {
+            EcnMarking::Root => return,
+            EcnMarking::Buffer => held.buffer,
+            EcnMarking::Voq => held.voq,
+        };
+        if pkt.kind == PacketKind::Data && (queue + pkt.bytes) as f64 > self.threshold_bytes {
             self.mark(pkt);
         }
     }

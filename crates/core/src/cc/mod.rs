@@ -132,6 +132,16 @@ pub enum Verdict {
     Drop,
 }
 
+/// What the input buffer a packet's head enters already holds on its VC
+/// (`Mechanism::on_switch_arrival`).
+#[derive(Clone, Copy, Debug)]
+pub struct Held {
+    /// Bytes in the buffer (its output's share under per-output buffers).
+    pub buffer: u32,
+    /// Of those, bytes queued for the packet's output: its virtual output queue.
+    pub voq: u32,
+}
+
 /// An output port as a mechanism sees it when a packet leaves through it.
 #[derive(Clone, Copy, Debug)]
 pub struct OutputView {
@@ -204,6 +214,11 @@ pub trait Mechanism {
     /// `nic.send_queues = "per_flow"` is refused.
     const STATE_PER_DESTINATION_QUEUE: bool = false;
 
+    /// Whether the mechanism times a message as its packet count times a packet of
+    /// `nic.data_packet_bytes` (SRP's reservations, CBCM's generation rate): a class with
+    /// smaller packets (`traffic[i].packet_bytes`) is then refused.
+    const TIMES_PACKETS_AT_MTU: bool = false;
+
     /// The name used in results (`summary.json`'s `mechanism`).
     fn name(&self) -> &'static str;
 
@@ -218,9 +233,8 @@ pub trait Mechanism {
     }
 
     /// A packet's head arrived at switch input `port` (timestamp it, count it, mark it).
-    /// `held`: the bytes already in the input buffer it enters on its VC (its output's share
-    /// under per-output buffers).
-    fn on_switch_arrival(&mut self, _ctx: &mut Ctx<Self::Header>, _sw: SwitchId, _port: PortId, _pkt: &mut Packet<Self::Header>, _held: u32) {
+    /// `held`: what the input buffer it enters already holds on its VC.
+    fn on_switch_arrival(&mut self, _ctx: &mut Ctx<Self::Header>, _sw: SwitchId, _port: PortId, _pkt: &mut Packet<Self::Header>, _held: Held) {
         audit::default_ran(Hook::SwitchArrival)
     }
 

@@ -14,7 +14,7 @@
 //!
 //! VCs: the control VC (0, ACKs) above the data VC (1).
 
-use super::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, Registered, Settings, VcRole, CONTROL_AND_DATA_VCS};
+use super::{Ctx, Gate, Held, Hooks, Mechanism, OutputView, QueueView, Registered, Settings, VcRole, CONTROL_AND_DATA_VCS};
 use crate::config::Config;
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
 use crate::packet::{Packet, PacketKind};
@@ -260,7 +260,7 @@ impl Mechanism for Santos {
         DATA_VC
     }
 
-    fn on_switch_arrival(&mut self, _: &mut Ctx<SantosHeader>, sw: SwitchId, _: PortId, pkt: &mut Packet<SantosHeader>, _: u32) {
+    fn on_switch_arrival(&mut self, _: &mut Ctx<SantosHeader>, sw: SwitchId, _: PortId, pkt: &mut Packet<SantosHeader>, _: Held) {
         if pkt.kind == PacketKind::Data {
             *self.waiting.entry((sw, pkt.out_port)).or_insert(0) += 1;
         }

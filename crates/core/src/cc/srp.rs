@@ -29,7 +29,7 @@
 //! them once every other packet of the reservation is sent. Either may deliver a packet twice;
 //! the receiver counts the second arrival as a duplicate.
 
-use super::{Ctx, Gate, Hooks, Mechanism, QueueView, Registered, Settings, VcClass, VcRole, Verdict};
+use super::{Ctx, Gate, Held, Hooks, Mechanism, QueueView, Registered, Settings, VcClass, VcRole, Verdict};
 use crate::config::Config;
 use crate::ids::{NodeId, PortId, QpId, SwitchId, Vc};
 use crate::packet::{Packet, PacketKind};
@@ -283,6 +283,7 @@ impl Mechanism for Srp {
     type Header = SrpHeader;
     const HOOKS: Hooks = Hooks { switch_arrival: true, queue_head: true, inject_gate: true, injected: true, deliver: true, control: true, message: true, ..Hooks::NONE };
     const STATE_PER_DESTINATION_QUEUE: bool = true;
+    const TIMES_PACKETS_AT_MTU: bool = true;
 
     fn name(&self) -> &'static str {
         "srp"
@@ -301,7 +302,7 @@ impl Mechanism for Srp {
         DATA_VC
     }
 
-    fn on_switch_arrival(&mut self, _: &mut Ctx<SrpHeader>, _: SwitchId, _: PortId, pkt: &mut Packet<SrpHeader>, _: u32) {
+    fn on_switch_arrival(&mut self, _: &mut Ctx<SrpHeader>, _: SwitchId, _: PortId, pkt: &mut Packet<SrpHeader>, _: Held) {
         if let SrpHeader::Speculative { channels, .. } = &mut pkt.hdr {
             *channels = channels.saturating_add(1);
         }

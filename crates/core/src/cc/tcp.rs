@@ -5,7 +5,7 @@
 //!
 //! - A connection is a send queue (one per message with `nic.send_queues = "per_flow"`, else the
 //!   messages to one destination back to back). Its segments are the NIC's data packets
-//!   (`nic.data_packet_bytes` is the MSS), numbered from 0.
+//!   (a class's `packet_bytes`, by default `nic.data_packet_bytes`, is its MSS), numbered from 0.
 //! - The sender keeps at most min(cwnd, receiver window) segments unacknowledged. Slow start
 //!   adds a segment per ACK, congestion avoidance 1/cwnd; three duplicate ACKs resend the oldest
 //!   unacknowledged segment and enter fast recovery (ssthresh = max(FlightSize / 2, 2), cwnd =
@@ -145,8 +145,8 @@ impl Registered for Tcp {
     const ABOUT: &'static str = "TCP Reno (RFC 5681, RFC 6298) as the ACCurate paper's baselines run it: windows, cumulative ACKs, fast retransmit and recovery, retransmission timeouts. One VC.";
     const DOC: &'static str = r##"RFC 5681 (Reno) and RFC 6298 (the retransmission timer), with the settings of the ACCurate
 paper's TCP (§III: INET's, "maximal receiver buffer capacity of 21KB, no delayed ACKs, maximum
-segment size of 1500 Bytes and TCPreno congestion control"). The MSS is `nic.data_packet_bytes`
-(set it to 1500) and an ACK is `nic.control_packet_bytes` long (64, a minimum Ethernet frame).
+segment size of 1500 Bytes and TCPreno congestion control"). The MSS is a class's `packet_bytes`, by
+default `nic.data_packet_bytes` (set it to 1500), and an ACK is `nic.control_packet_bytes` long (64, a minimum Ethernet frame).
 With `flow_control.kind = "lossy"` switches drop segments and ACKs and TCP recovers them; under
 credits or PFC nothing is lost ("lossless TCP").
 

@@ -298,6 +298,13 @@ pub struct NicConfig {
     /// ACCurate paper's multi-channel engine, §II: a short transfer does not wait behind a long
     /// one to the same destination).
     pub send_queues: SendQueueScope,
+    /// Bytes of the transmit FIFO between the send queues and the link: 0 (the SRP paper's NIC,
+    /// §4) sends a packet from its send queue straight onto the link when that has credits;
+    /// more lets the NIC queue packets of all its send queues, in the order it picks them, in
+    /// one FIFO whose head alone waits for credits or a PAUSE. That FIFO is where the ACCurate
+    /// paper's victim meets head-of-line blocking (§III-B: "inside the queue that f1 shares
+    /// with f4"); the paper does not give its size.
+    pub tx_fifo_bytes: u32,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
@@ -335,7 +342,13 @@ pub enum NicArbitration {
 
 impl Default for NicConfig {
     fn default() -> Self {
-        NicConfig { data_packet_bytes: 256, control_packet_bytes: 8, arbitration: NicArbitration::RoundRobin, send_queues: SendQueueScope::PerDestination }
+        NicConfig {
+            data_packet_bytes: 256,
+            control_packet_bytes: 8,
+            arbitration: NicArbitration::RoundRobin,
+            send_queues: SendQueueScope::PerDestination,
+            tx_fifo_bytes: 0,
+        }
     }
 }
 
@@ -403,6 +416,12 @@ pub struct TrafficConfig {
     pub arrival: Arrival,
     #[serde(default)]
     pub message: MessageSize,
+    /// Bytes of this class's data packets: its transport's frame, such as TCP's 1,500-byte
+    /// segments beside 256-byte RDMA packets (the ACCurate paper, §III). At most
+    /// `nic.data_packet_bytes`, the largest packet the network carries (its MTU: buffers,
+    /// thresholds and PFC headroom are sized for it), which is also the default.
+    #[serde(default)]
+    pub packet_bytes: Option<u32>,
     /// Active from this time ...
     #[serde(default)]
     pub start_ns: f64,
@@ -549,7 +568,6 @@ impl Default for MessageSize {
     }
 }
 
-
 /// `[flow_control]`: how a receiving buffer holds back its sender, on every link.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Default, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
@@ -572,6 +590,11 @@ pub enum FlowControlConfig {
         /// An Ethernet PAUSE frame: 64 bytes (IEEE 802.3 minimum frame).
         #[serde(default = "default_pause_frame_bytes")]
         pause_frame_bytes: u32,
+        /// How long a PAUSE holds its sender, in quanta of 512 bit times at the link's rate:
+        /// 65,535, the longest the frame's 2-byte field carries (IEEE 802.3 Annex 31B). The
+        /// receiver refreshes a PAUSE at half that while its buffer stays above XON.
+        #[serde(default = "default_pause_quanta")]
+        pause_quanta: u16,
     },
     /// Lossy Ethernet (the ACCurate paper's lossy TCP baselines, §III): no credits and no PAUSE,
     /// a sender sends whenever its link is free and a switch drops a packet that finds no room
@@ -603,4 +626,8 @@ pub enum DropPoint {
 
 fn default_pause_frame_bytes() -> u32 {
     64
+}
+
+fn default_pause_quanta() -> u16 {
+    u16::MAX
 }

@@ -21,6 +21,15 @@ impl Config {
         let run_ns = self.simulation.warmup_ns + self.simulation.measure_ns;
         for (i, t) in self.traffic.iter().enumerate() {
             t.validate(&format!("traffic[{i}]"))?;
+            if let Some(b) = t.packet_bytes.filter(|b| !(1..=self.nic.data_packet_bytes).contains(b)) {
+                return Err(ConfigError::new(
+                    format!("traffic[{i}].packet_bytes"),
+                    format!(
+                        "must be between 1 and nic.data_packet_bytes ({}), the largest packet the network's buffers are sized for; got {b}: raise nic.data_packet_bytes",
+                        self.nic.data_packet_bytes
+                    ),
+                ));
+            }
             // A moving hot spot draws its destinations for the whole run up front.
             if let Some(every) = t.move_every_ns.filter(|every| run_ns / every > limits::MAX_SERIES_ROWS) {
                 return Err(ConfigError::new(
@@ -261,6 +270,17 @@ impl NicConfig {
         packet_bytes("nic.data_packet_bytes", self.data_packet_bytes)?;
         if self.control_packet_bytes == 0 || self.control_packet_bytes > self.data_packet_bytes {
             return Err(ConfigError::new("nic.control_packet_bytes", format!("must be between 1 and data_packet_bytes ({})", self.data_packet_bytes)));
+        }
+        if self.tx_fifo_bytes != 0 && !(self.data_packet_bytes as u64..=limits::MAX_BUFFER_BYTES).contains(&(self.tx_fifo_bytes as u64)) {
+            return Err(ConfigError::new(
+                "nic.tx_fifo_bytes",
+                format!(
+                    "must be 0 (no FIFO) or between one data packet ({} bytes) and {} bytes (1 GiB), got {}",
+                    self.data_packet_bytes,
+                    limits::MAX_BUFFER_BYTES,
+                    self.tx_fifo_bytes
+                ),
+            ));
         }
         Ok(())
     }

@@ -7,8 +7,13 @@ pub enum Event {
     /// Credits for `bytes` of buffer `pool` (`OutputVc::credits`) reach the upstream end of
     /// channel `ch`.
     Credit { ch: ChannelId, vc: Vc, pool: u8, bytes: u32 },
-    /// A PFC frame reaches the upstream end of channel `ch`: VC `vc` stops (`pause`) or goes on.
-    Pause { ch: ChannelId, vc: Vc, pause: bool },
+    /// A PFC frame reaches the upstream end of channel `ch`: VC `vc` stops for `quanta` (512 bit
+    /// times each), or goes on (0).
+    Pause { ch: ChannelId, vc: Vc, quanta: u16 },
+    /// A PAUSE on channel `ch`'s VC `vc` may have run out (unless a refresh extended it).
+    PauseEnd { ch: ChannelId, vc: Vc },
+    /// The receiver at the far end of `ch` refreshes its PAUSE on VC `vc` if it still holds it.
+    PauseRefresh { ch: ChannelId, vc: Vc },
     /// Channel `ch` finished serializing a packet (or a deferred start is due).
     LinkFree { ch: ChannelId },
     /// The crossbar finished moving a packet's tail (`bytes` on `vc`) from input `inp` to output
@@ -46,7 +51,7 @@ impl Event {
     /// they are competed for, so an allocation never misses what frees at the same picosecond.
     pub fn priority(&self) -> u8 {
         match self {
-            Event::Credit { .. } | Event::Pause { .. } => 0,
+            Event::Credit { .. } | Event::Pause { .. } | Event::PauseEnd { .. } | Event::PauseRefresh { .. } => 0,
             Event::LinkFree { .. } => 1,
             Event::XbarDone { .. } => 2,
             Event::TailIn { .. } => 3,
@@ -63,7 +68,9 @@ impl Event {
     /// ports are `switch << 6 | port`: at most 63 ports and the local input, see `MAX_SWITCH_PORTS`).
     pub fn entity(&self) -> u64 {
         match *self {
-            Event::Credit { ch, .. } | Event::Pause { ch, .. } | Event::LinkFree { ch } => ch.0 as u64,
+            Event::Credit { ch, .. } | Event::Pause { ch, .. } | Event::PauseEnd { ch, .. } | Event::PauseRefresh { ch, .. } | Event::LinkFree { ch } => {
+                ch.0 as u64
+            }
             Event::XbarDone { sw, out, .. } => ((sw.0 as u64) << 6) | out.0 as u64,
             Event::TailIn { sw, port, .. } | Event::HeadCheck { sw, port, .. } => ((sw.0 as u64) << 6) | port.0 as u64,
             Event::HeadArrive { ch, .. } | Event::Deliver { ch, .. } => ch.0 as u64,

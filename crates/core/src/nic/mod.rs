@@ -1,6 +1,7 @@
 //! NIC state: per-destination send queues (queue pairs, SRP paper §4) served round-robin or
 //! oldest message first (`nic.arbitration`), a queue of mechanism control packets that go first,
-//! and credits for the first switch's buffer.
+//! an optional transmit FIFO between the send queues and the link, and credits for the first
+//! switch's buffer.
 
 use crate::ids::{ChannelId, ClassId, NodeId, PacketId, QpId};
 use crate::time::Time;
@@ -65,11 +66,27 @@ pub struct Nic {
     pub qp_of: FxHashMap<NodeId, QpId>,
     /// Earliest pending wake-up, to avoid scheduling duplicates.
     pub wake_at: Option<Time>,
+    /// The transmit FIFO (`nic.tx_fifo_bytes`): data packets picked from the send queues, in
+    /// order, of which only the head waits for the link.
+    pub tx: VecDeque<PacketId>,
+    pub tx_bytes: u32,
 }
 
 impl Nic {
     pub fn new(out: ChannelId, inp: ChannelId, credits: Vec<u32>) -> Nic {
-        Nic { out, inp, credits, link_busy: false, sending_control: false, stretch: 0, ring: VecDeque::new(), qp_of: FxHashMap::default(), wake_at: None }
+        Nic {
+            out,
+            inp,
+            credits,
+            link_busy: false,
+            sending_control: false,
+            stretch: 0,
+            ring: VecDeque::new(),
+            qp_of: FxHashMap::default(),
+            wake_at: None,
+            tx: VecDeque::new(),
+            tx_bytes: 0,
+        }
     }
 }
 

@@ -1,8 +1,8 @@
 //! D-mod-K routing on fat trees (thesis Paper II §V): the up port is a digit of the
 //! destination, so every down link carries the traffic of a single destination.
 
-use super::updown::UpDown;
-use super::{Leg, Registered, Route};
+use super::updown::{Climb, UpDown};
+use super::{Flow, Leg, Registered, Route};
 use crate::config::RoutingConfig;
 use crate::error::ConfigResult;
 use crate::ids::{NodeId, PortId, SwitchId};
@@ -19,13 +19,13 @@ impl Registered for Dmodk {
     type Settings = NoSettings;
 
     fn build(_: NoSettings, _: &RoutingConfig, topo: &Topology) -> ConfigResult<Dmodk> {
-        UpDown::build(topo, true, "dmodk").map(Dmodk)
+        UpDown::build(topo, Climb::DmodK, "dmodk").map(Dmodk)
     }
 }
 
 impl Route for Dmodk {
     #[inline]
-    fn route(&self, sw: SwitchId, dst: NodeId, _: &mut Leg, _: &[Output], rng: &mut Stream) -> PortId {
-        self.0.route(sw, dst, rng)
+    fn route(&self, sw: SwitchId, dst: NodeId, flow: Flow, _: &mut Leg, _: &[Output], rng: &mut Stream) -> PortId {
+        self.0.route(sw, dst, flow, rng)
     }
 }

@@ -7,7 +7,7 @@
 //! second VC set (`groups`).
 
 use super::direct::Direct;
-use super::{Leg, Registered, Route};
+use super::{Flow, Leg, Registered, Route};
 use crate::config::{RoutingConfig, TopologyConfig};
 use crate::error::ConfigResult;
 use crate::ids::{NodeId, PortId, SwitchId};
@@ -34,7 +34,7 @@ impl Registered for Minimal {
 
 impl Route for Minimal {
     #[inline]
-    fn route(&self, sw: SwitchId, dst: NodeId, leg: &mut Leg, _: &[Output], _: &mut Stream) -> PortId {
+    fn route(&self, sw: SwitchId, dst: NodeId, _: Flow, leg: &mut Leg, _: &[Output], _: &mut Stream) -> PortId {
         self.0.minimal(sw, dst, leg)
     }
 }
@@ -67,7 +67,7 @@ mod tests {
             let mut rng = crate::rng::stream(1, crate::rng::Family::Switch, 0);
             for src in 0..topo.switches.len() as u32 {
                 for dst in (0..topo.hosts() as u32).map(NodeId) {
-                    let hops = graph.add_route(SwitchId(src), dst, Leg::START, |sw, leg| routing.route(sw, dst, leg, &[], &mut rng));
+                    let hops = graph.add_route(SwitchId(src), dst, Leg::START, |sw, leg| routing.route(sw, dst, Flow { src: NodeId(0), queue: 0 }, leg, &[], &mut rng));
                     assert!(hops <= 3, "{p} {a} {h}: {src} -> {dst:?} took {hops} hops");
                 }
             }

@@ -41,6 +41,7 @@ macro_rules! routings {
         $crate::$callback! { $args
             nca::Nca,
             dmodk::Dmodk,
+            ecmp::Ecmp,
             minimal::Minimal,
             shortest_path::ShortestPath,
             valiant::Valiant,
@@ -75,12 +76,20 @@ impl Leg {
     }
 }
 
+/// The flow a packet belongs to, for routings that keep a flow on one path (ECMP): its source
+/// and its send queue (a connection, or one message with `nic.send_queues = "per_flow"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flow {
+    pub src: NodeId,
+    pub queue: u32,
+}
+
 /// A routing function.
 pub trait Route {
-    /// The output port at switch `sw` for a packet to `dst`; a routing with phases advances the
-    /// packet's `leg`. `outputs` is the switch's output state (what adaptive routing reads) and
-    /// `rng` its own stream.
-    fn route(&self, sw: SwitchId, dst: NodeId, leg: &mut Leg, outputs: &[Output], rng: &mut Stream) -> PortId;
+    /// The output port at switch `sw` for a packet of `flow` to `dst`; a routing with phases
+    /// advances the packet's `leg`. `outputs` is the switch's output state (what adaptive
+    /// routing reads) and `rng` its own stream.
+    fn route(&self, sw: SwitchId, dst: NodeId, flow: Flow, leg: &mut Leg, outputs: &[Output], rng: &mut Stream) -> PortId;
 }
 
 /// An algorithm `routing.algorithm` can name.
@@ -169,8 +178,8 @@ macro_rules! __routings {
 
         impl Route for Routing {
             #[inline]
-            fn route(&self, sw: SwitchId, dst: NodeId, leg: &mut Leg, outputs: &[Output], rng: &mut Stream) -> PortId {
-                match self { $(Routing::$ty(r) => r.route(sw, dst, leg, outputs, rng),)* }
+            fn route(&self, sw: SwitchId, dst: NodeId, flow: Flow, leg: &mut Leg, outputs: &[Output], rng: &mut Stream) -> PortId {
+                match self { $(Routing::$ty(r) => r.route(sw, dst, flow, leg, outputs, rng),)* }
             }
         }
     };

@@ -1,8 +1,8 @@
 //! Nearest-common-ancestor routing on fat trees (SRP paper §4: "routed up the tree using
 //! randomly assigned up channels ... then down deterministically").
 
-use super::updown::UpDown;
-use super::{Leg, Registered, Route};
+use super::updown::{Climb, UpDown};
+use super::{Flow, Leg, Registered, Route};
 use crate::config::RoutingConfig;
 use crate::error::ConfigResult;
 use crate::ids::{NodeId, PortId, SwitchId};
@@ -19,13 +19,13 @@ impl Registered for Nca {
     type Settings = NoSettings;
 
     fn build(_: NoSettings, _: &RoutingConfig, topo: &Topology) -> ConfigResult<Nca> {
-        UpDown::build(topo, false, "nca").map(Nca)
+        UpDown::build(topo, Climb::Random, "nca").map(Nca)
     }
 }
 
 impl Route for Nca {
     #[inline]
-    fn route(&self, sw: SwitchId, dst: NodeId, _: &mut Leg, _: &[Output], rng: &mut Stream) -> PortId {
-        self.0.route(sw, dst, rng)
+    fn route(&self, sw: SwitchId, dst: NodeId, flow: Flow, _: &mut Leg, _: &[Output], rng: &mut Stream) -> PortId {
+        self.0.route(sw, dst, flow, rng)
     }
 }

@@ -1,6 +1,6 @@
 //! Minimal-hop routing tables for explicit topologies, with per-switch overrides.
 
-use super::{cycles, Leg, Registered, Route, Table, NO_PORT};
+use super::{Flow, cycles, Leg, Registered, Route, Table, NO_PORT};
 use crate::config::RoutingConfig;
 use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{Endpoint, NodeId, PortId, SwitchId};
@@ -64,7 +64,7 @@ impl Registered for ShortestPath {
 
 impl Route for ShortestPath {
     #[inline]
-    fn route(&self, sw: SwitchId, dst: NodeId, _: &mut Leg, _: &[Output], _: &mut Stream) -> PortId {
+    fn route(&self, sw: SwitchId, dst: NodeId, _: Flow, _: &mut Leg, _: &[Output], _: &mut Stream) -> PortId {
         self.0.port(sw, dst)
     }
 }

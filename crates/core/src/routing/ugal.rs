@@ -14,7 +14,7 @@
 //! Valiant).
 
 use super::direct::Direct;
-use super::{Leg, Registered, Route};
+use super::{Flow, Leg, Registered, Route};
 use crate::config::{RoutingConfig, TopologyConfig};
 use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{NodeId, PortId, SwitchId};
@@ -82,7 +82,7 @@ impl Ugal {
 
 impl Route for Ugal {
     #[inline]
-    fn route(&self, sw: SwitchId, dst: NodeId, leg: &mut Leg, outputs: &[Output], rng: &mut Stream) -> PortId {
+    fn route(&self, sw: SwitchId, dst: NodeId, _: Flow, leg: &mut Leg, outputs: &[Output], rng: &mut Stream) -> PortId {
         if leg.is_start() {
             let there = self.direct.router_of(dst);
             let via = if leg.minimal { sw } else { self.direct.random_via(sw, there, rng) };

@@ -1,12 +1,14 @@
 //! Up*/down* routing on fat trees (SRP paper §4: "routed up the tree using randomly assigned up
 //! channels ... then down deterministically"), with the D-mod-K variant of the thesis (Paper II §V)
 //! where the up port is digit `(d / stride) mod ups` of the destination, so that every
-//! down link carries the traffic of a single destination.
+//! down link carries the traffic of a single destination, and the ECMP variant where it is a
+//! hash of the packet's flow, so that a flow keeps one path.
 //!
 //! The tree builders number hosts so that every switch's subtree is a contiguous range of hosts
 //! split evenly among its down ports, in port order. Routing is then arithmetic on the
 //! destination id, with O(ports) state per switch: nothing proportional to hosts x switches.
 
+use super::Flow;
 use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{Endpoint, NodeId, PortId, SwitchId};
 use crate::rng::Stream;
@@ -26,14 +28,25 @@ struct Subtree {
     stride: u32,
 }
 
+/// How a packet picks its up port.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Climb {
+    /// At random, per packet (NCA).
+    Random,
+    /// By the destination's digit (D-mod-K).
+    DmodK,
+    /// By a hash of the flow and the switch (ECMP).
+    Hash,
+}
+
 pub struct UpDown {
     switches: Vec<Subtree>,
-    dmodk: bool,
+    climb: Climb,
 }
 
 impl UpDown {
     /// The routing of tree `topo` (for algorithm `name`), refused on other topologies.
-    pub fn build(topo: &Topology, dmodk: bool, name: &str) -> ConfigResult<UpDown> {
+    pub fn build(topo: &Topology, climb: Climb, name: &str) -> ConfigResult<UpDown> {
         if !topo.is_tree() {
             return Err(ConfigError::new("routing.algorithm", format!("{name} needs a tree topology (kary_ntree or fat_tree2); use shortest_path")));
         }
@@ -67,18 +80,32 @@ impl UpDown {
                 stride: topo.up_ports_per_level.iter().take(node.level as usize).product(),
             });
         }
-        Ok(UpDown { switches: switches.into_iter().map(|s| s.expect("every switch visited")).collect(), dmodk })
+        Ok(UpDown { switches: switches.into_iter().map(|s| s.expect("every switch visited")).collect(), climb })
     }
 
     #[inline]
-    pub fn route(&self, sw: SwitchId, dst: NodeId, rng: &mut Stream) -> PortId {
+    pub fn route(&self, sw: SwitchId, dst: NodeId, flow: Flow, rng: &mut Stream) -> PortId {
         let (t, dst) = (&self.switches[sw.idx()], dst.0);
         if dst >= t.lo {
             if let Some(&p) = t.down.get(((dst - t.lo) / t.span) as usize) {
                 return p;
             }
         }
-        let j = if self.dmodk { (dst / t.stride) as usize % t.up.len() } else { rng.random_range(0..t.up.len()) };
+        let j = match self.climb {
+            Climb::Random => rng.random_range(0..t.up.len()),
+            Climb::DmodK => (dst / t.stride) as usize % t.up.len(),
+            Climb::Hash => (flow_hash(flow, sw) % t.up.len() as u64) as usize,
+        };
         t.up[j]
     }
+}
+
+/// A fixed hash of a flow at a switch: SplitMix64's finalizer (Steele, Lea and Flood, OOPSLA
+/// 2014) over source, queue and switch, so that a flow's choices at successive levels are
+/// independent, and the same in every run.
+fn flow_hash(flow: Flow, sw: SwitchId) -> u64 {
+    let mut x = (u64::from(flow.src.0) << 32 | u64::from(flow.queue)) ^ u64::from(sw.0).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
 }

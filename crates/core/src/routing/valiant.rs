@@ -7,7 +7,7 @@
 //! et al., ISCA 2008, §4.2): through a random intermediate group, on three VC sets (`groups`).
 
 use super::direct::Direct;
-use super::{Leg, Registered, Route};
+use super::{Flow, Leg, Registered, Route};
 use crate::config::{RoutingConfig, TopologyConfig};
 use crate::error::ConfigResult;
 use crate::ids::{NodeId, PortId, SwitchId};
@@ -34,7 +34,7 @@ impl Registered for Valiant {
 
 impl Route for Valiant {
     #[inline]
-    fn route(&self, sw: SwitchId, dst: NodeId, leg: &mut Leg, _: &[Output], rng: &mut Stream) -> PortId {
+    fn route(&self, sw: SwitchId, dst: NodeId, _: Flow, leg: &mut Leg, _: &[Output], rng: &mut Stream) -> PortId {
         if leg.is_start() {
             if leg.minimal {
                 leg.phase = 1;

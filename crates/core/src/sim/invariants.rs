@@ -1,14 +1,15 @@
 //! Invariants of the network, checked from the simulation's state (tests call
 //! [`Sim::check_invariants`] at the end of every run):
 //! - conservation: every injected data packet is delivered, dropped (and counted), or still
-//!   somewhere in the network: an input queue, an output buffer, or on a link;
+//!   somewhere in the network: a NIC's transmit FIFO, an input queue, an output buffer, or on
+//!   a link;
 //! - credits (credit flow control; under PFC they only say who is paused, lossy links keep
 //!   none): for every channel,
 //!   VC and downstream buffer (one, or one per output port with
 //!   per-output buffers), the upstream's credits + bytes it granted the crossbar but has not sent
 //!   (per-output buffers only: their credits are taken at the crossbar) + bytes on the link +
 //!   bytes in the downstream buffer + credits travelling back = the buffer's capacity;
-//! - no buffer ever held more than its capacity (high-water marks);
+//! - no buffer ever held more than its capacity (high-water marks), nor a transmit FIFO;
 //! - a bypass FIFO's arrival order lists exactly its queued packets, and its input is pinned
 //!   exactly when its head has been bypassed the limit of times;
 //! - each input queue's byte count is the sum of its packets;
@@ -97,6 +98,19 @@ impl<M: Mechanism> Sim<M> {
                         ));
                     }
                 }
+            }
+        }
+        for (n, nic) in self.nics.iter().enumerate() {
+            let bytes: u32 = nic
+                .tx
+                .iter()
+                .map(|&pkt| {
+                    count(self.slab.get(pkt).kind);
+                    self.slab.get(pkt).bytes
+                })
+                .sum();
+            if bytes != nic.tx_bytes || bytes > self.p.tx_fifo {
+                return Err(format!("NIC {n}: its transmit FIFO holds {bytes} bytes, counted {}, capacity {}", nic.tx_bytes, self.p.tx_fifo));
             }
         }
         let k = &self.stats.counters;

@@ -25,6 +25,9 @@ const PORT_PAIR_VC_BYTES: f64 = 1.66;
 /// buffer's byte count, and upstream its credits and round-robin turn (4 + 4 + 1 bytes, counted
 /// on every port: an upper bound, host ports have none).
 const PORT_PAIR_POOL_BYTES: f64 = 9.0;
+/// A packet in the slab (a header of at most 24 bytes) and its id in a NIC's transmit FIFO,
+/// rounded up: full FIFOs (`nic.tx_fifo_bytes`) are counted, as an upper bound.
+const FIFO_PACKET_BYTES: f64 = 128.0;
 /// The program itself.
 const BASE_BYTES: f64 = 16.0 * 1024.0 * 1024.0;
 /// What a run adds to the network as built.
@@ -36,6 +39,7 @@ const BIN_BYTES: f64 = 48.0;
 /// network has them once per routing phase), in bytes.
 pub fn estimate_bytes(cfg: &Config, mech_vcs: usize) -> f64 {
     let (hosts, ports) = shape(&cfg.topology);
+    let smallest_packet = cfg.traffic.iter().map(|t| t.packet_bytes.unwrap_or(cfg.nic.data_packet_bytes)).min().unwrap_or(cfg.nic.data_packet_bytes).max(1);
     let v = (mech_vcs * crate::routing::Routing::phases(&cfg.routing, &cfg.topology) as usize) as f64;
     let sum_p: f64 = ports.iter().map(|&p| p as f64).sum();
     let sum_p2: f64 = ports.iter().map(|&p| (p as f64).powi(2)).sum();
@@ -46,7 +50,8 @@ pub fn estimate_bytes(cfg: &Config, mech_vcs: usize) -> f64 {
         + PORT_VC_BYTES * sum_p * v
         + PORT_PAIR_BYTES * sum_p2
         + PORT_PAIR_VC_BYTES * sum_p2 * v
-        + pools;
+        + pools
+        + FIFO_PACKET_BYTES * hosts as f64 * (cfg.nic.tx_fifo_bytes / smallest_packet) as f64;
     // Explicit topologies route by a table of one port per switch and destination.
     let table = if matches!(cfg.topology, TopologyConfig::Explicit { .. }) { ports.len() as f64 * hosts as f64 * 2.0 } else { 0.0 };
     let s = &cfg.simulation;

@@ -194,7 +194,11 @@ pub(crate) struct Params {
     pub router_latency: Time,
     pub in_cap: u32,
     pub out_cap: u32,
+    /// The largest data packet (`nic.data_packet_bytes`): what a buffer needs room for to take
+    /// any packet.
     pub data_bytes: u32,
+    /// The smallest data packet of any class (`traffic[i].packet_bytes`).
+    pub min_data_bytes: u32,
     pub control_bytes: u32,
     pub oldest_first: bool,
     /// NICs keep their send queues ordered by age (`oldest_first` and `fifo`).
@@ -207,6 +211,8 @@ pub(crate) struct Params {
     pub queue_per_flow: bool,
     /// Some traffic class has a `rate_limit`: only then does injection look up pacing.
     pub paced: bool,
+    /// Bytes of each NIC's transmit FIFO (`nic.tx_fifo_bytes`; 0: none).
+    pub tx_fifo: u32,
     /// How receivers hold back senders (`[flow_control]`).
     pub flow: FlowControl,
 }
@@ -266,8 +272,8 @@ pub struct Sim<M: Mechanism> {
     pub(crate) watchdog: deadlock::Watchdog,
     /// Set when the watchdog stopped the run.
     pub(crate) deadlock: Option<Deadlock>,
-    /// Under PFC, per channel and VC: its receiver has paused the sender (`pfc`).
-    pub(crate) pfc_paused: Vec<bool>,
+    /// Under PFC, per channel and VC: who holds whom paused (`pfc`).
+    pub(crate) pfc: Vec<pfc::PfcVc>,
     pub(crate) p: Params,
 }
 
@@ -285,7 +291,26 @@ impl<M: Mechanism> Sim<M> {
         if M::STATE_PER_DESTINATION_QUEUE && cfg.nic.send_queues == SendQueueScope::PerFlow {
             return Err(ConfigError::new(
                 "nic.send_queues",
-                format!("`per_flow` gives every message a queue of its own, but {} keeps a queue's state across its messages: use `per_destination`", mech.name()),
+                format!(
+                    "`per_flow` gives every message a queue of its own, but {} keeps a queue's state across its messages: use `per_destination`",
+                    mech.name()
+                ),
+            ));
+        }
+        if let Some(i) = cfg.traffic.iter().position(|t| M::TIMES_PACKETS_AT_MTU && t.packet_bytes.is_some_and(|b| b != cfg.nic.data_packet_bytes)) {
+            return Err(ConfigError::new(
+                format!("traffic[{i}].packet_bytes"),
+                format!(
+                    "{} times messages in packets of nic.data_packet_bytes ({}): remove packet_bytes, or set nic.data_packet_bytes instead",
+                    mech.name(),
+                    cfg.nic.data_packet_bytes
+                ),
+            ));
+        }
+        if M::HOOKS.inject_gate && !M::GATE_ONLY_READS && cfg.nic.tx_fifo_bytes > 0 {
+            return Err(ConfigError::new(
+                "nic.tx_fifo_bytes",
+                format!("{} decides as a packet takes the link (its gate sends control packets or picks the VC by what is free); it cannot sit behind a transmit FIFO: set 0", mech.name()),
             ));
         }
         let data_queue = Spec::of_data_vcs(&cfg.switch)?;
@@ -302,7 +327,10 @@ impl<M: Mechanism> Sim<M> {
             _ => FlowControl::Credits,
         };
         if !flow.credits() && data_queue.per_output_buffers() {
-            return Err(ConfigError::new("switch.voq.per_output_buffers", "credits per downstream buffer need credit flow control: set it to false, or flow_control.kind = \"credits\""));
+            return Err(ConfigError::new(
+                "switch.voq.per_output_buffers",
+                "credits per downstream buffer need credit flow control: set it to false, or flow_control.kind = \"credits\"",
+            ));
         }
         if data_queue.per_output_buffers() && M::HOOKS.input_full {
             return Err(ConfigError::new(
@@ -352,8 +380,8 @@ impl<M: Mechanism> Sim<M> {
             topo.hosts(),
             topo.channels.len(),
             Flows::new(
-                traffic.classes.len(),
-                ZeroLoad::new(&topo, ps_from_ns(cfg.switch.router_latency_ns), cfg.nic.data_packet_bytes),
+                ZeroLoad::new(&topo, ps_from_ns(cfg.switch.router_latency_ns)),
+                traffic.classes.iter().map(|c| c.packet_bytes).collect(),
                 cfg.simulation.record_flows,
             ),
         );
@@ -363,6 +391,7 @@ impl<M: Mechanism> Sim<M> {
             let mbps = c.sources.iter().map(|&h| topo.channels[topo.host_out[h.idx()].idx()].rate.mbps).sum();
             stats.active(i as ClassId, mbps, c.start, c.stop);
         }
+        let min_data_bytes = traffic.classes.iter().map(|c| c.packet_bytes).min().unwrap_or(cfg.nic.data_packet_bytes);
         let mut sim = Sim {
             mech,
             now: 0,
@@ -389,12 +418,13 @@ impl<M: Mechanism> Sim<M> {
             next_uid: 1,
             watchdog: deadlock::Watchdog::new(watchdog_timeout(cfg, &topo)),
             deadlock: None,
-            pfc_paused: vec![false; if matches!(flow, FlowControl::Pfc(_)) { topo.channels.len() * nv } else { 0 }],
+            pfc: vec![pfc::PfcVc::default(); if matches!(flow, FlowControl::Pfc(_)) { topo.channels.len() * nv } else { 0 }],
             p: Params {
                 router_latency: ps_from_ns(cfg.switch.router_latency_ns),
                 in_cap,
                 out_cap,
                 data_bytes: cfg.nic.data_packet_bytes,
+                min_data_bytes,
                 control_bytes: cfg.nic.control_packet_bytes,
                 oldest_first: cfg.switch.arbitration == Arbitration::OldestFirst,
                 nic_by_age: matches!(cfg.nic.arbitration, NicArbitration::OldestFirst | NicArbitration::Fifo),
@@ -402,6 +432,7 @@ impl<M: Mechanism> Sim<M> {
                 nic_whole_messages: cfg.nic.arbitration == NicArbitration::MessageRoundRobin,
                 queue_per_flow: cfg.nic.send_queues == SendQueueScope::PerFlow,
                 paced: cfg.traffic.iter().any(|t| t.rate_limit.is_some()),
+                tx_fifo: cfg.nic.tx_fifo_bytes,
                 flow,
             },
             topo,
@@ -468,7 +499,9 @@ impl<M: Mechanism> Sim<M> {
 
     fn dispatch(&mut self, ev: Event) {
         match ev {
-            Event::Pause { ch, vc, pause } => self.pause_arrived(ch, vc, pause),
+            Event::Pause { ch, vc, quanta } => self.pause_arrived(ch, vc, quanta),
+            Event::PauseEnd { ch, vc } => self.pause_end(ch, vc),
+            Event::PauseRefresh { ch, vc } => self.pause_refresh(ch, vc),
             Event::Credit { ch, vc, pool, bytes } => match self.topo.channels[ch.idx()].from {
                 Endpoint::Host(n) => {
                     self.nics[n.idx()].credits[vc as usize] += bytes;
@@ -541,7 +574,6 @@ impl<M: Mechanism> Sim<M> {
             mechanism_counters: self.mech.counters(),
             queued,
             deadlock: self.deadlock.clone(),
-            packet_bytes: self.p.data_bytes,
         })
     }
 }

@@ -42,7 +42,7 @@ impl<M: Mechanism> Sim<M> {
     }
 
     fn enqueue(&mut self, node: NodeId, dst: NodeId, msg: Message) {
-        let bytes = msg.packets as u64 * self.p.data_bytes as u64;
+        let bytes = msg.packets as u64 * self.traffic.classes[msg.class as usize].packet_bytes as u64;
         self.stats.offered(self.now, msg.class, node, dst, bytes, msg.packets);
         let packets = msg.packets;
         let nic = &mut self.nics[node.idx()];
@@ -121,15 +121,14 @@ impl<M: Mechanism> Sim<M> {
         ring.insert(at, InRing { qp, age });
     }
 
-    /// Injects one packet if the link is idle: a queued control packet first, else the next send
-    /// queue in ring order (round-robin, or oldest first) that its mechanism lets go and that has
-    /// credits, a queue going on a data VC ahead of one going on a low-priority VC; under `fifo`
-    /// the oldest queue or none, under `message_round_robin` a part-sent message or none. The
-    /// NIC is a
-    /// priority arbiter like the switch outputs: SRP's speculative packets only fill injection
-    /// slots no reserved or unreserved packet wants (SRP paper §6.1: "normal data packets are
-    /// preferentially admitted into the network when competing with a speculative packet").
+    /// Injects what the link can take now: a queued control packet first (interleaved into a
+    /// data packet already on the link), then the next data packet. Without a transmit FIFO that
+    /// is the pick of `arbitrate`, which needs credits for it; with one, the NIC first moves
+    /// packets into the FIFO while it has room, and the FIFO's head goes when it has credits.
     pub(super) fn try_inject(&mut self, node: NodeId) {
+        if self.p.tx_fifo > 0 {
+            while self.arbitrate(node) {}
+        }
         let nic = &self.nics[node.idx()];
         if nic.link_busy {
             // Control packets interleave into a data packet on the link (see `sim`).
@@ -141,10 +140,26 @@ impl<M: Mechanism> Sim<M> {
         if self.send_control_head(node) {
             return;
         }
+        if self.p.tx_fifo > 0 {
+            return self.send_tx_head(node);
+        }
         // Every queue would be asked and rotated once, back to the same order, for nothing.
-        if (!M::HOOKS.inject_gate || M::GATE_ONLY_READS) && self.nics[node.idx()].credits[self.mech.data_vc() as usize] < self.p.data_bytes {
+        if (!M::HOOKS.inject_gate || M::GATE_ONLY_READS) && self.nics[node.idx()].credits[self.mech.data_vc() as usize] < self.p.min_data_bytes {
             return;
         }
+        self.arbitrate(node);
+    }
+
+    /// Picks the next send queue in ring order (round-robin, or oldest first) that its
+    /// mechanism lets go and whose packet has room (credits, or room in the transmit FIFO), a
+    /// queue going on a data VC ahead of one going on a low-priority VC; under `fifo` the
+    /// oldest queue or none, under `message_round_robin` a part-sent message or none. It sends
+    /// that queue's next packet and says whether it did; if none could go, it wakes the NIC
+    /// when the first gate opens. The NIC is a priority arbiter like the switch outputs: SRP's
+    /// speculative packets only fill injection slots no reserved or unreserved packet wants
+    /// (SRP paper §6.1: "normal data packets are preferentially admitted into the network
+    /// when competing with a speculative packet").
+    fn arbitrate(&mut self, node: NodeId) -> bool {
         let mut wait: Option<Time> = None;
         let mut low: Option<(usize, QpId, u8)> = None;
         let oldest_first = self.p.nic_by_age;
@@ -166,16 +181,17 @@ impl<M: Mechanism> Sim<M> {
                 // A control packet the gate queued (e.g. SRP's reservation) goes first, ahead of
                 // the data packet it announces; the data packet waits for the link.
                 if self.send_control_head(node) {
-                    return;
+                    return false;
                 }
                 gate
             } else {
                 Gate::Now(self.mech.data_vc())
             };
             match gate {
-                Gate::Now(vc) if self.nics[node.idx()].credits[vc as usize] >= self.p.data_bytes => {
+                Gate::Now(vc) if self.room_for_data(node, vc, self.head_bytes(qp)) => {
                     if alone || self.vcs[vc as usize].class != VcClass::Low {
-                        return self.serve(node, at, qp, vc);
+                        self.serve(node, at, qp, vc);
+                        return true;
                     }
                     low.get_or_insert((k, qp, vc));
                 }
@@ -188,7 +204,8 @@ impl<M: Mechanism> Sim<M> {
         }
         // Round-robin came full circle: the queue is back at position `k`.
         if let Some((k, qp, vc)) = low {
-            return self.serve(node, k, qp, vc);
+            self.serve(node, k, qp, vc);
+            return true;
         }
         if let Some(t) = wait {
             let nic = &mut self.nics[node.idx()];
@@ -197,6 +214,43 @@ impl<M: Mechanism> Sim<M> {
                 self.events.push(t, Event::NicWake { node });
             }
         }
+        false
+    }
+
+    /// A data packet of `bytes` on `vc` may leave its send queue: the first switch has credits
+    /// for it, or the transmit FIFO has room.
+    fn room_for_data(&self, node: NodeId, vc: u8, bytes: u32) -> bool {
+        let nic = &self.nics[node.idx()];
+        match self.p.tx_fifo {
+            0 => nic.credits[vc as usize] >= bytes,
+            cap => nic.tx_bytes + bytes <= cap,
+        }
+    }
+
+    /// Bytes of the next packet of send queue `qp`: a retransmission's, or its head message's
+    /// class's.
+    fn head_bytes(&self, qp: QpId) -> u32 {
+        let q = &self.qps.slots[qp.idx()];
+        match (q.retx.front(), q.messages.front()) {
+            (Some(p), _) => p.bytes,
+            (None, Some(m)) => self.traffic.classes[m.class as usize].packet_bytes,
+            (None, None) => unreachable!("active queues hold a packet"),
+        }
+    }
+
+    /// Sends the head of `node`'s transmit FIFO if its VC has credits (the link is free), and
+    /// refills the FIFO.
+    fn send_tx_head(&mut self, node: NodeId) {
+        let nic = &mut self.nics[node.idx()];
+        let Some(&pkt) = nic.tx.front() else { return };
+        let p = self.slab.get(pkt);
+        if nic.credits[p.vc as usize] < p.bytes {
+            return;
+        }
+        nic.tx.pop_front();
+        nic.tx_bytes -= p.bytes;
+        self.send(node, pkt);
+        while self.arbitrate(node) {}
     }
 
     /// The queue in front of `node`'s ring has sent part of its head message.
@@ -253,14 +307,15 @@ impl<M: Mechanism> Sim<M> {
         }
         let msg = q.messages.front_mut().expect("active queues hold a message");
         msg.sent += 1;
+        let bytes = self.traffic.classes[msg.class as usize].packet_bytes;
         if let Some(pace) = self.traffic.classes[msg.class as usize].pace {
-            let ser = self.topo.channels[self.nics[node.idx()].out.idx()].rate.serialization(self.p.data_bytes);
+            let ser = self.topo.channels[self.nics[node.idx()].out.idx()].rate.serialization(bytes);
             self.traffic.sources[msg.source as usize].paced_until = now + ps(ser as f64 * pace);
         }
         let pkt = Packet {
             src: node,
             dst: q.dst,
-            bytes: self.p.data_bytes,
+            bytes,
             kind: PacketKind::Data,
             vc,
             class: msg.class,
@@ -314,9 +369,16 @@ impl<M: Mechanism> Sim<M> {
             let mut ctx = mech_ctx!(self);
             self.mech.on_injected(&mut ctx, view, &mut pkt);
         }
+        let bytes = pkt.bytes;
         let id = self.slab.alloc(pkt);
         self.stats.counters.injected += 1;
-        self.send(node, id);
+        if self.p.tx_fifo > 0 {
+            let nic = &mut self.nics[node.idx()];
+            nic.tx.push_back(id);
+            nic.tx_bytes += bytes;
+        } else {
+            self.send(node, id);
+        }
         if emptied {
             self.release(node, qp);
         }

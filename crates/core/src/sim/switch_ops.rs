@@ -7,11 +7,11 @@
 //! the thesis (Paper II) observe. The link takes the VCs of a class in turn too.
 
 use super::{FlowControl, Sim};
-use crate::cc::{Ctx, Mechanism, OutputView, Request, VcClass, Verdict};
+use crate::cc::{Ctx, Held, Mechanism, OutputView, Request, VcClass, Verdict};
 use crate::engine::Event;
 use crate::ids::{ChannelId, Endpoint, PacketId, PortId, SwitchId, Vc};
 use crate::packet::{Packet, PacketKind};
-use crate::routing::Route;
+use crate::routing::{Flow, Route};
 use crate::switch::next_from;
 use crate::switch::queues::Queueing;
 
@@ -33,7 +33,11 @@ impl<M: Mechanism> Sim<M> {
         }
         if M::HOOKS.switch_arrival {
             let mut copy = *self.slab.get(pkt);
-            let held = self.switches[s.idx()].inputs[port.idx()][copy.vc as usize].held(copy.out_port);
+            let sw = &self.switches[s.idx()];
+            let held = Held {
+                buffer: sw.inputs[port.idx()][copy.vc as usize].held(copy.out_port),
+                voq: sw.outputs[copy.out_port.idx()].voq_bytes[copy.vc as usize][port.idx()],
+            };
             let mut ctx = mech_ctx!(self);
             self.mech.on_switch_arrival(&mut ctx, s, port, &mut copy, held);
             *self.slab.get_mut(pkt) = copy;
@@ -95,7 +99,7 @@ impl<M: Mechanism> Sim<M> {
         let sw = &mut self.switches[s.idx()];
         match p.ahead.take() {
             Some((port, leg)) => (p.out_port, p.leg) = (port, leg),
-            None => p.out_port = self.routing.route(s, p.dst, &mut p.leg, &sw.outputs, &mut sw.rng),
+            None => p.out_port = self.routing.route(s, p.dst, Flow { src: p.src, queue: p.qp.0 }, &mut p.leg, &sw.outputs, &mut sw.rng),
         }
         let p = self.slab.get(pkt);
         let out = p.out_port;
@@ -107,7 +111,7 @@ impl<M: Mechanism> Sim<M> {
         };
         let (next, p) = (&mut self.switches[n.idx()], self.slab.get_mut(pkt));
         let mut leg = p.leg;
-        let port = self.routing.route(n, p.dst, &mut leg, &next.outputs, &mut next.rng);
+        let port = self.routing.route(n, p.dst, Flow { src: p.src, queue: p.qp.0 }, &mut leg, &next.outputs, &mut next.rng);
         p.ahead = Some((port, leg));
     }
 

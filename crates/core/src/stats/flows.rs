@@ -40,11 +40,15 @@ pub struct Flows {
     pub slowdown_milli: Vec<Latency>,
     pub records: Option<Vec<FlowRecord>>,
     ideal: ZeroLoad,
+    /// Per class: bytes of its packets.
+    packet_bytes: Vec<u32>,
 }
 
 impl Flows {
-    pub fn new(classes: usize, ideal: ZeroLoad, record: bool) -> Flows {
+    pub fn new(ideal: ZeroLoad, packet_bytes: Vec<u32>, record: bool) -> Flows {
+        let classes = packet_bytes.len();
         Flows {
+            packet_bytes,
             pending: FxHashMap::default(),
             fct: (0..classes).map(|_| Latency::default()).collect(),
             slowdown_milli: (0..classes).map(|_| Latency::default()).collect(),
@@ -68,7 +72,7 @@ impl Flows {
         let (dst, packets) = (m.dst, m.packets);
         self.pending.remove(&key);
         let fct = now - created;
-        let ideal = self.ideal.time(src, dst, packets);
+        let ideal = self.ideal.time(src, dst, packets, self.packet_bytes[class as usize]);
         self.fct[class as usize].record(fct);
         self.slowdown_milli[class as usize].record((fct as u128 * 1_000 / ideal as u128) as Time);
         if let Some(r) = &mut self.records {
@@ -92,7 +96,6 @@ impl Flows {
 /// one rate (tests/flows.rs checks it against single messages).
 pub struct ZeroLoad {
     router_latency: Time,
-    packet_bytes: u32,
     /// Per host: its switch, its injection and ejection channels' latencies and rates.
     hosts: Vec<(SwitchId, Time, Time, Rate, Rate)>,
     /// Per switch: neighbouring switches and the latency of the channel to each.
@@ -103,7 +106,7 @@ pub struct ZeroLoad {
 }
 
 impl ZeroLoad {
-    pub fn new(topo: &Topology, router_latency: Time, packet_bytes: u32) -> ZeroLoad {
+    pub fn new(topo: &Topology, router_latency: Time) -> ZeroLoad {
         let hosts = (0..topo.hosts())
             .map(|h| {
                 let (out, inp) = (&topo.channels[topo.host_out[h].idx()], &topo.channels[topo.host_in[h].idx()]);
@@ -127,15 +130,16 @@ impl ZeroLoad {
                     .collect()
             })
             .collect();
-        ZeroLoad { router_latency, packet_bytes, hosts, links, from: vec![None; topo.switches.len()] }
+        ZeroLoad { router_latency, hosts, links, from: vec![None; topo.switches.len()] }
     }
 
-    pub fn time(&mut self, src: NodeId, dst: NodeId, packets: u32) -> Time {
+    /// `packets` packets of `packet_bytes` each, from `src` to `dst`.
+    pub fn time(&mut self, src: NodeId, dst: NodeId, packets: u32, packet_bytes: u32) -> Time {
         let (s, out_latency, _, out_rate, _) = self.hosts[src.idx()];
         let (d, _, in_latency, _, in_rate) = self.hosts[dst.idx()];
         let between = self.between(s)[d.idx()];
         let rate = if out_rate.mbps < in_rate.mbps { out_rate } else { in_rate };
-        out_latency + between + in_latency + packets as Time * rate.serialization(self.packet_bytes)
+        out_latency + between + in_latency + packets as Time * rate.serialization(packet_bytes)
     }
 
     /// Dijkstra from switch `s`: each switch costs a router pipeline, each channel its latency.

@@ -147,7 +147,6 @@ pub(crate) struct Context<'a> {
     pub mechanism_counters: Vec<(&'static str, u64)>,
     pub queued: u64,
     pub deadlock: Option<Deadlock>,
-    pub packet_bytes: u32,
 }
 
 impl Summary {
@@ -230,7 +229,6 @@ impl Summary {
                 });
             }
         }
-        let packet_bytes = c.packet_bytes as u64;
         let flows = s
             .flows
             .records
@@ -241,7 +239,7 @@ impl Summary {
                 src: f.src.0,
                 dst: f.dst.0,
                 packets: f.packets,
-                bytes: f.packets as u64 * packet_bytes,
+                bytes: f.packets as u64 * c.traffic.classes[f.class as usize].packet_bytes as u64,
                 start_ns: ns_from_ps(f.created),
                 fct_ns: ns_from_ps(f.fct),
                 ideal_ns: ns_from_ps(f.ideal),

@@ -23,6 +23,8 @@ pub struct Class {
     pub on_off: Option<(f64, f64)>,
     pub arrival: Arrival,
     pub size: Sizes,
+    /// Bytes of each data packet (`packet_bytes`, at most the network's `nic.data_packet_bytes`).
+    pub packet_bytes: u32,
     /// Offered load (fraction of the injection link); 1 for greedy classes.
     pub load: f64,
     /// `rate_limit` as its inverse: a source's packets start at least this many packet times

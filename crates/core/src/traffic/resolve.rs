@@ -44,12 +44,11 @@ pub fn resolve(cfg: &Config, topo: &Topology, end: Time) -> ConfigResult<Traffic
     }
     let classes: Vec<Class> = classes.into_iter().map(|c| c.expect("both passes cover every class")).collect();
 
-    let data_bytes = cfg.nic.data_packet_bytes;
     let mut sources = Vec::new();
     for (ci, c) in classes.iter().enumerate() {
         for &node in &c.sources {
             let rate: Rate = topo.channels[topo.host_out[node.idx()].idx()].rate;
-            let mean_gap = c.size.mean_packets() * rate.serialization(data_bytes) as f64 / c.load;
+            let mean_gap = c.size.mean_packets() * rate.serialization(c.packet_bytes) as f64 / c.load;
             let id = sources.len() as u64;
             sources.push(Source {
                 class: ci as ClassId,
@@ -173,8 +172,9 @@ fn class(
     }
     let stop = t.stop_ns.map(ps_from_ns).unwrap_or(end).min(end);
     let load = t.load.unwrap_or(1.0);
-    let size = Sizes::resolve(&t.message, &format!("{key}.message"), cfg.nic.data_packet_bytes)?;
-    let message_ps = size.mean_packets() * Rate::from_gbps(cfg.topology.link().host_gbps()).serialization(cfg.nic.data_packet_bytes) as f64;
+    let packet_bytes = t.packet_bytes.unwrap_or(cfg.nic.data_packet_bytes);
+    let size = Sizes::resolve(&t.message, &format!("{key}.message"), packet_bytes)?;
+    let message_ps = size.mean_packets() * Rate::from_gbps(cfg.topology.link().host_gbps()).serialization(packet_bytes) as f64;
     if let Some(o) = t.on_off {
         // Each ON period opens with a message: periods shorter than one would offer more than
         // the link carries.
@@ -205,6 +205,7 @@ fn class(
         on_off: t.on_off.map(|o| (ps_from_ns(o.mean_on_ns) as f64, ps_from_ns(o.mean_off_ns) as f64)),
         arrival: t.arrival,
         size,
+        packet_bytes,
         load,
         pace: t.rate_limit.map(|r| 1.0 / r),
         start: ps_from_ns(t.start_ns),
