@@ -10,7 +10,7 @@ from lossless.reproduce import TARGETS, reproduce
 
 def test_targets_are_registered():
     assert {"srp-1", "srp-4", "srp-5", "srp-6", "srp-7", "srp-8", "srp-9", "srp-10", "srp-11", "srp-12", "srp-13", "srp-14", "srp-15"} <= set(TARGETS)
-    assert {"ib-t2", "ib-t4", "ib-t7", "ib-t9", "ib-t41", "ib-t42", "ib-t45"} <= set(TARGETS)
+    assert {"ib-t2", "ib-t4", "ib-t7", "ib-t8", "ib-t9", "ib-t41", "ib-t42", "ib-t43", "ib-t44", "ib-t45", "ib-t46", "ib-t47"} <= set(TARGETS)
     assert {"san-2", "san-3", "san-4", "san-5", "san-6", "san-7"} <= set(TARGETS)
     assert {"cbcm-2", "cbcm-3", "cbcm-5", "cbcm-8", "cbcm-9", "cbcm-11", "cbcm-12", "cbcm-13", "cbcm-14"} <= set(TARGETS)
     assert {"acc-3", "acc-4", "acc-5"} <= set(TARGETS)
@@ -28,6 +28,12 @@ def test_acc_3_and_4_reproduce(tmp_path):
     for target in ("acc-3", "acc-4"):
         r = reproduce(target, tmp_path)
         assert r.ok, r.table()
+
+
+def test_ib_t8_reproduces(tmp_path):
+    # The victim at every message size, CC off and on (8 runs of 100 ms on 7 hosts, 2 s).
+    r = reproduce("ib-t8", tmp_path)
+    assert r.ok, r.table()
 
 
 def test_san_2_and_5_reproduce(tmp_path):
