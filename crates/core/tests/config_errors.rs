@@ -24,6 +24,7 @@ fn each_error_names_its_key() {
         (&["topology.k=1"], "topology.k", "at least 2"),
         (&["traffic.0.packet_bytes=1500"], "traffic[0].packet_bytes", "must be between 1 and nic.data_packet_bytes (256)"),
         (&["cc.mechanism=\"srp\"", "traffic.0.packet_bytes=128"], "traffic[0].packet_bytes", "srp times messages in packets of nic.data_packet_bytes (256)"),
+        (&["switch.read_ports=0"], "switch.read_ports", "must be between 1 and 63"),
         (&["nic.tx_fifo_bytes=100"], "nic.tx_fifo_bytes", "must be 0 (no FIFO) or between one data packet (256 bytes)"),
         (&["cc.mechanism=\"srp\"", "nic.tx_fifo_bytes=4096"], "nic.tx_fifo_bytes", "srp decides as a packet takes the link"),
         (&["topology.k=32"], "topology.k", "ports"),

@@ -227,3 +227,43 @@ fn per_output_buffers_keep_a_congested_output_from_blocking_the_link_before_it()
     // B and C take that buffer's credits in turn.
     assert_close("per-output buffers: B vs C", own.classes["B"].accepted, own.classes["C"].accepted, 0.002);
 }
+
+// Read ports (the thesis' Paper VI switches give each virtual output queue its own): H0's
+// 20 Gb/s link feeds two 10 Gb/s outputs through a crossbar of half its rate (10 Gb/s). One
+// read port moves one packet at a time, 10 Gb/s out of the input in all: 5 Gb/s to each of H1
+// and H2, a quarter of H0's link each. Two read ports move two at once: each output gets its
+// 10 Gb/s, half of H0's link each.
+#[test]
+fn read_ports_let_an_input_feed_several_outputs_at_once() {
+    let text = r#"
+[simulation]
+warmup_ns = 20_000
+measure_ns = 200_000
+[topology]
+kind = "explicit"
+hosts = ["H0", "H1", "H2"]
+switches = ["S"]
+latency_ns = 10
+links = [{ a = "H0", b = "S", bandwidth_gbps = 20 }, { a = "H1", b = "S" }, { a = "H2", b = "S" }]
+[switch]
+speedup = 0.5
+[[traffic]]
+name = "a"
+pattern = "flow"
+src = "H0"
+dest = "H1"
+greedy = true
+[[traffic]]
+name = "b"
+pattern = "flow"
+src = "H0"
+dest = "H2"
+greedy = true
+"#;
+    for (ports, share) in [(1, 0.25), (2, 0.5)] {
+        let s = run_config(&config_with(text, &[&format!("switch.read_ports={ports}")]));
+        for c in ["a", "b"] {
+            assert_close(&format!("{ports} read ports, flow {c}"), s.classes[c].accepted, share, 0.01);
+        }
+    }
+}

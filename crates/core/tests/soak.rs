@@ -69,6 +69,7 @@ fn every_example_under_every_mechanism_keeps_the_invariants() {
                 if rng.random_range(0..2u32) == 1 {
                     overrides.push(format!("nic.tx_fifo_bytes={}", [4_096, 65_536][rng.random_range(0..2usize)]));
                 }
+                overrides.push(format!("switch.read_ports={}", [1, 2, 8][rng.random_range(0..3usize)]));
                 let mut cfg = Config::from_table(running(&text, mechanism), &overrides).unwrap_or_else(|e| panic!("{file} {overrides:?}: {e}"));
                 // Small buffers on long links leave PFC no headroom (refused, tests/pfc.rs);
                 // mechanisms that decide at the link take no transmit FIFO.

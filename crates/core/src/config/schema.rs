@@ -228,6 +228,12 @@ pub struct SwitchConfig {
     pub router_latency_ns: f64,
     /// Crossbar speedup over the channel rate: 2x (SRP paper §4).
     pub speedup: f64,
+    /// Packets an input sends across the crossbar at once, each to another output: 1, one
+    /// read port per input memory (the SRP paper's switches, §4, and the thesis' IQ switches,
+    /// Paper V §2.1). The thesis' Paper VI switches give each virtual output queue a read port
+    /// of its own (§3.2: "several VOQs of the same input can send through the crossbar in
+    /// parallel"): as many as the switch has ports.
+    pub read_ports: u32,
     /// Input buffer per port and VC, in data packets: 16 (SRP paper §4). Exclusive with
     /// `input_buffer_bytes`.
     pub input_buffer_packets: Option<u32>,
@@ -264,6 +270,7 @@ impl Default for SwitchConfig {
         SwitchConfig {
             router_latency_ns: 26.0,
             speedup: 2.0,
+            read_ports: 1,
             input_buffer_packets: None,
             input_buffer_bytes: None,
             output_buffer_packets: None,

@@ -228,6 +228,12 @@ impl SwitchConfig {
     fn validate(&self, nic: &NicConfig) -> ConfigResult<()> {
         time_ns("switch.router_latency_ns", self.router_latency_ns)?;
         in_range("switch.speedup", self.speedup, limits::MIN_SPEEDUP, limits::MAX_SPEEDUP, "times the link rate")?;
+        if !(1..=MAX_SWITCH_PORTS).contains(&self.read_ports) {
+            return Err(ConfigError::new(
+                "switch.read_ports",
+                format!("must be between 1 and {MAX_SWITCH_PORTS} (a read port per output at most), got {}", self.read_ports),
+            ));
+        }
         if self.input_buffer_packets.is_some() && self.input_buffer_bytes.is_some() {
             return Err(ConfigError::new("switch.input_buffer_bytes", "give the input buffer in packets or in bytes, not both"));
         }

@@ -49,6 +49,7 @@ pub enum Event {
 impl Event {
     /// Among events at the same time: resources are released (credits, links, crossbar) before
     /// they are competed for, so an allocation never misses what frees at the same picosecond.
+    #[inline]
     pub fn priority(&self) -> u8 {
         match self {
             Event::Credit { .. } | Event::Pause { .. } | Event::PauseEnd { .. } | Event::PauseRefresh { .. } => 0,
@@ -66,6 +67,7 @@ impl Event {
 
     /// The entity the event belongs to, as the deterministic tie-break after priority (switch
     /// ports are `switch << 6 | port`: at most 63 ports and the local input, see `MAX_SWITCH_PORTS`).
+    #[inline]
     pub fn entity(&self) -> u64 {
         match *self {
             Event::Credit { ch, .. } | Event::Pause { ch, .. } | Event::PauseEnd { ch, .. } | Event::PauseRefresh { ch, .. } | Event::LinkFree { ch } => {

@@ -103,6 +103,8 @@ impl Default for EventQueue {
 }
 
 impl EventQueue {
+    // Inlined, a caller's event kind is known here, and its priority and entity fold away.
+    #[inline]
     pub fn push(&mut self, time: Time, event: Event) {
         let entity = event.entity() as u128 & ((1 << ENTITY_BITS) - 1);
         let key = (time as u128) << 64 | (event.priority() as u128) << (ENTITY_BITS + SEQ_BITS) | entity << SEQ_BITS | self.seq as u128;

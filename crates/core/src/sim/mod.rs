@@ -213,6 +213,8 @@ pub(crate) struct Params {
     pub paced: bool,
     /// Bytes of each NIC's transmit FIFO (`nic.tx_fifo_bytes`; 0: none).
     pub tx_fifo: u32,
+    /// Packets an input moves across the crossbar at once (`switch.read_ports`).
+    pub read_ports: u8,
     /// How receivers hold back senders (`[flow_control]`).
     pub flow: FlowControl,
 }
@@ -433,6 +435,7 @@ impl<M: Mechanism> Sim<M> {
                 queue_per_flow: cfg.nic.send_queues == SendQueueScope::PerFlow,
                 paced: cfg.traffic.iter().any(|t| t.rate_limit.is_some()),
                 tx_fifo: cfg.nic.tx_fifo_bytes,
+                read_ports: cfg.switch.read_ports as u8,
                 flow,
             },
             topo,

@@ -229,7 +229,12 @@ impl<M: Mechanism> Sim<M> {
 
     /// Bytes of the next packet of send queue `qp`: a retransmission's, or its head message's
     /// class's.
+    #[inline]
     fn head_bytes(&self, qp: QpId) -> u32 {
+        // Where every class sends packets of the MTU (most runs), so does every queue.
+        if self.p.min_data_bytes == self.p.data_bytes {
+            return self.p.data_bytes;
+        }
         let q = &self.qps.slots[qp.idx()];
         match (q.retx.front(), q.messages.front()) {
             (Some(p), _) => p.bytes,

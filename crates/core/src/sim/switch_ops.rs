@@ -378,7 +378,10 @@ impl<M: Mechanism> Sim<M> {
         let next = self.take_head(s, i, vc, out, pkt);
         let sw = &mut self.switches[s.idx()];
         if occupies {
-            sw.in_busy |= i.bit();
+            sw.in_reads[i.idx()] += 1;
+            if sw.in_reads[i.idx()] == self.p.read_ports {
+                sw.in_busy |= i.bit();
+            }
         }
         sw.withdraw(i, out, vc);
         self.requesting(s, i, pkt, false);
@@ -416,6 +419,7 @@ impl<M: Mechanism> Sim<M> {
     pub(super) fn xbar_done(&mut self, s: SwitchId, i: PortId, out: PortId, vc: Vc, bytes: u32, occupied: bool) {
         let sw = &mut self.switches[s.idx()];
         if occupied {
+            sw.in_reads[i.idx()] -= 1;
             sw.in_busy &= !i.bit();
             sw.outputs[out.idx()].xbar_busy = false;
         }

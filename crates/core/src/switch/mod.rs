@@ -164,8 +164,11 @@ pub struct Switch {
     /// credits, and its packets compete for outputs like any other.
     pub inputs: Vec<Vec<InputVc>>,
     pub outputs: Vec<Output>,
-    /// Bit i set while input i is moving a packet across the crossbar.
+    /// Bit i set while input i is moving as many packets across the crossbar as it has read
+    /// ports (`switch.read_ports`).
     pub in_busy: u64,
+    /// Per input: packets it is moving across the crossbar.
+    pub in_reads: Vec<u8>,
     /// Per input: bit o set while the input requests output o on some VC (the union over VCs
     /// of the outputs' `req` bits), so a freed input finds its outputs without a scan.
     pub in_req: Vec<u64>,
@@ -213,7 +216,7 @@ impl Switch {
                 stretch: 0,
             })
             .collect();
-        Switch { inputs, outputs, in_busy: 0, in_req: vec![0; ports + 1], pinned: vec![0; vcs.len()], ports, rng }
+        Switch { inputs, outputs, in_busy: 0, in_reads: vec![0; ports + 1], in_req: vec![0; ports + 1], pinned: vec![0; vcs.len()], ports, rng }
     }
 
     /// Queues `pkt` (`bytes` long, routed to `out`) in input (`port`, `vc`) and counts it for

@@ -80,6 +80,7 @@ pub const KIND: Kind = Kind {
     keys: &[
         "router_latency_ns",
         "speedup",
+        "read_ports",
         "input_buffer_packets",
         "input_buffer_bytes",
         "output_buffer_packets",
