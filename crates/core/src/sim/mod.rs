@@ -381,11 +381,7 @@ impl<M: Mechanism> Sim<M> {
             traffic.classes.iter().map(|c| c.greedy).collect(),
             topo.hosts(),
             topo.channels.len(),
-            Flows::new(
-                ZeroLoad::new(&topo, ps_from_ns(cfg.switch.router_latency_ns)),
-                traffic.classes.iter().map(|c| c.packet_bytes).collect(),
-                cfg.simulation.record_flows,
-            ),
+            Flows::new(traffic.classes.len(), ZeroLoad::new(&topo, ps_from_ns(cfg.switch.router_latency_ns)), cfg.simulation.record_flows),
         );
         // Greedy classes without ON-OFF periods send from start to stop (ON periods are counted
         // as they open, `nic_ops::arrival`).

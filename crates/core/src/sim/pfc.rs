@@ -116,11 +116,16 @@ impl<M: Mechanism> Sim<M> {
         self.topo.switches[s.idx()].ports.get(port.idx()).map(|p| p.inp)
     }
 
+    /// Where channel `ch`'s VC `vc` sits in `Sim::pfc`.
+    fn pfc_at(&self, ch: ChannelId, vc: Vc) -> usize {
+        ch.idx() * self.vcs.len() + vc as usize
+    }
+
     /// Input (`port`, `vc`) of switch `s` now holds `held` bytes: PAUSE or resume its sender
     /// if it crossed XOFF or XON, sending the frame at `at`.
     pub(super) fn pfc_watch(&mut self, pfc: Pfc, s: SwitchId, port: PortId, vc: Vc, held: u32, at: Time) {
         let Some(ch) = self.upstream(s, port) else { return };
-        let i = ch.idx() * self.vcs.len() + vc as usize;
+        let i = self.pfc_at(ch, vc);
         let pause = match self.pfc[i].paused {
             false if held > pfc.xoff => true,
             true if held <= pfc.xon => false,
@@ -138,7 +143,8 @@ impl<M: Mechanism> Sim<M> {
         self.events.push(at + pfc.flight(c), Event::Pause { ch, vc, quanta });
         if pause {
             let due = at + pfc.pause_time(c) / 2;
-            self.pfc[ch.idx() * self.vcs.len() + vc as usize].refresh_at = due;
+            let i = self.pfc_at(ch, vc);
+            self.pfc[i].refresh_at = due;
             self.events.push(due, Event::PauseRefresh { ch, vc });
         }
     }
@@ -146,7 +152,7 @@ impl<M: Mechanism> Sim<M> {
     /// A refresh of the PAUSE on `ch`'s `vc` is due, if the receiver still holds it.
     pub(super) fn pause_refresh(&mut self, ch: ChannelId, vc: Vc) {
         let FlowControl::Pfc(pfc) = self.p.flow else { unreachable!("only PFC plans refreshes") };
-        let link = self.pfc[ch.idx() * self.vcs.len() + vc as usize];
+        let link = self.pfc[self.pfc_at(ch, vc)];
         if link.paused && link.refresh_at == self.now {
             self.pfc_frame(pfc, ch, vc, true, self.now);
         }
@@ -156,7 +162,8 @@ impl<M: Mechanism> Sim<M> {
     pub(super) fn pause_arrived(&mut self, ch: ChannelId, vc: Vc, quanta: u16) {
         let FlowControl::Pfc(pfc) = self.p.flow else { unreachable!("only PFC sends frames") };
         let until = self.now + pfc.pause_time(&self.topo.channels[ch.idx()]) * Time::from(quanta > 0);
-        self.pfc[ch.idx() * self.vcs.len() + vc as usize].until = until;
+        let i = self.pfc_at(ch, vc);
+        self.pfc[i].until = until;
         if quanta > 0 {
             self.events.push(until, Event::PauseEnd { ch, vc });
         }
@@ -165,7 +172,7 @@ impl<M: Mechanism> Sim<M> {
 
     /// A PAUSE on `ch`'s `vc` may have run out: the sender goes on unless a refresh extended it.
     pub(super) fn pause_end(&mut self, ch: ChannelId, vc: Vc) {
-        if self.pfc[ch.idx() * self.vcs.len() + vc as usize].until <= self.now {
+        if self.pfc[self.pfc_at(ch, vc)].until <= self.now {
             self.set_paused(ch, vc, false);
         }
     }

@@ -40,15 +40,11 @@ pub struct Flows {
     pub slowdown_milli: Vec<Latency>,
     pub records: Option<Vec<FlowRecord>>,
     ideal: ZeroLoad,
-    /// Per class: bytes of its packets.
-    packet_bytes: Vec<u32>,
 }
 
 impl Flows {
-    pub fn new(ideal: ZeroLoad, packet_bytes: Vec<u32>, record: bool) -> Flows {
-        let classes = packet_bytes.len();
+    pub fn new(classes: usize, ideal: ZeroLoad, record: bool) -> Flows {
         Flows {
-            packet_bytes,
             pending: FxHashMap::default(),
             fct: (0..classes).map(|_| Latency::default()).collect(),
             slowdown_milli: (0..classes).map(|_| Latency::default()).collect(),
@@ -61,8 +57,9 @@ impl Flows {
         self.pending.insert((src, class, created), Pending { dst, packets, left: packets });
     }
 
-    /// A packet of a message created at `created` arrived (its first copy) at `now`.
-    pub fn arrived(&mut self, src: NodeId, class: ClassId, created: Time, now: Time) {
+    /// A packet of `packet_bytes` of a message created at `created` arrived (its first copy) at
+    /// `now` (a message's packets are all its class's size).
+    pub fn arrived(&mut self, src: NodeId, class: ClassId, created: Time, packet_bytes: u32, now: Time) {
         let key = (src, class, created);
         let Some(m) = self.pending.get_mut(&key) else { return };
         m.left -= 1;
@@ -72,7 +69,7 @@ impl Flows {
         let (dst, packets) = (m.dst, m.packets);
         self.pending.remove(&key);
         let fct = now - created;
-        let ideal = self.ideal.time(src, dst, packets, self.packet_bytes[class as usize]);
+        let ideal = self.ideal.time(src, dst, packets, packet_bytes);
         self.fct[class as usize].record(fct);
         self.slowdown_milli[class as usize].record((fct as u128 * 1_000 / ideal as u128) as Time);
         if let Some(r) = &mut self.records {

@@ -180,7 +180,7 @@ impl Stats {
             self.source_accepted[p.src.idx()] += p.bytes as u64;
         }
         if p.created >= self.warmup && !self.greedy[p.class as usize] {
-            self.flows.arrived(p.src, p.class, p.created, t);
+            self.flows.arrived(p.src, p.class, p.created, p.bytes, t);
         }
     }
 
