@@ -228,6 +228,24 @@ fn per_output_buffers_keep_a_congested_output_from_blocking_the_link_before_it()
     assert_close("per-output buffers: B vs C", own.classes["B"].accepted, own.classes["C"].accepted, 0.002);
 }
 
+// VOQnet (the thesis' ideal reference, Paper V §IV-A): with A's few packets for H back, they and
+// A's packets for D share S1's queue for the link to S2 under VOQs, and wait there for S2's
+// credits for H, even with a buffer per output at S2: A to D gets about half its rate. With a
+// queue and credits per destination at every input (and at A's NIC), A's packets for D never
+// wait for H's.
+#[test]
+fn voqnet_keeps_a_congested_destination_from_holding_up_any_other() {
+    let with_a_hot = behind_a_link() + "[[traffic]]\nname = \"A_hot\"\npattern = \"flow\"\nsrc = \"A\"\ndest = \"H\"\nload = 0.02\narrival = \"periodic\"\n";
+    let run_with = |o: &str| run_config(&config_with(&with_a_hot, &[o]));
+    let (per_output, voqnet) = (run_with("switch.voq.per_output_buffers=true"), run_with("switch.input_queues=\"voqnet\""));
+    assert!(per_output.classes["A_cold"].accepted < 0.6, "per-output buffers: A to D {}", per_output.classes["A_cold"].accepted);
+    assert_close("VOQnet: A to D", voqnet.classes["A_cold"].accepted, 0.9, 0.01);
+    assert_close("VOQnet: A to H", voqnet.classes["A_hot"].accepted, 0.02, 0.002);
+    // H's link stays full, shared by the three senders.
+    let to_h = |s: &lossless_core::Summary| s.classes["A_hot"].accepted + s.classes["B"].accepted + s.classes["C"].accepted;
+    assert_close("VOQnet: to H", to_h(&voqnet), to_h(&per_output), 0.005);
+}
+
 // Read ports (the thesis' Paper VI switches give each virtual output queue its own): H0's
 // 20 Gb/s link feeds two 10 Gb/s outputs through a crossbar of half its rate (10 Gb/s). One
 // read port moves one packet at a time, 10 Gb/s out of the input in all: 5 Gb/s to each of H1

@@ -6,7 +6,7 @@ use crate::ids::{ChannelId, NodeId, PacketId, PortId, SwitchId, Vc};
 pub enum Event {
     /// Credits for `bytes` of buffer `pool` (`OutputVc::credits`) reach the upstream end of
     /// channel `ch`.
-    Credit { ch: ChannelId, vc: Vc, pool: u8, bytes: u32 },
+    Credit { ch: ChannelId, vc: Vc, pool: u32, bytes: u32 },
     /// A PFC frame reaches the upstream end of channel `ch`: VC `vc` stops for `quanta` (512 bit
     /// times each), or goes on (0).
     Pause { ch: ChannelId, vc: Vc, quanta: u16 },

@@ -52,7 +52,8 @@ pub struct InRing {
 pub struct Nic {
     pub out: ChannelId,
     pub inp: ChannelId,
-    pub credits: Vec<u32>,
+    /// Per VC: credits for the first switch's input buffer.
+    pub credits: Vec<crate::switch::Credits>,
     pub link_busy: bool,
     /// The packet on the injection link is a control packet (which others do not interleave).
     pub sending_control: bool,
@@ -73,7 +74,7 @@ pub struct Nic {
 }
 
 impl Nic {
-    pub fn new(out: ChannelId, inp: ChannelId, credits: Vec<u32>) -> Nic {
+    pub fn new(out: ChannelId, inp: ChannelId, credits: Vec<crate::switch::Credits>) -> Nic {
         Nic {
             out,
             inp,

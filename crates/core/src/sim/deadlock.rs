@@ -83,13 +83,13 @@ impl<M: Mechanism> Sim<M> {
     }
 
     /// Switch output channels with a packet that lacks the credits to go on: the head of an
-    /// output VC's buffer, or, where credits are taken at the crossbar (per-output buffers
+    /// output VC's buffer, or, where credits are taken at the crossbar (divided buffers
     /// downstream), a packet requesting the output.
     fn blocked_channels(&self) -> Vec<ChannelId> {
         let mut out = Vec::new();
         for (s, sw) in self.switches.iter().enumerate() {
             for (p, o) in sw.outputs.iter().enumerate() {
-                let lacks = |v: &crate::switch::OutputVc, pkt: crate::ids::PacketId| v.credits[v.pool(self.slab.get(pkt))] < self.slab.get(pkt).bytes;
+                let lacks = |v: &crate::switch::OutputVc, pkt: crate::ids::PacketId| !v.credits.room(self.slab.get(pkt));
                 let at_output = o.vcs.iter().any(|v| !v.pooled() && v.fifo.front().is_some_and(|&pkt| lacks(v, pkt)));
                 let at_crossbar = || {
                     sw.inputs.iter().enumerate().any(|(i, vcs)| {

@@ -5,9 +5,9 @@
 //!   a link;
 //! - credits (credit flow control; under PFC they only say who is paused, lossy links keep
 //!   none): for every channel,
-//!   VC and downstream buffer (one, or one per output port with
-//!   per-output buffers), the upstream's credits + bytes it granted the crossbar but has not sent
-//!   (per-output buffers only: their credits are taken at the crossbar) + bytes on the link +
+//!   VC and downstream buffer (one, or one per output port or destination where the buffers
+//!   are divided), the upstream's credits + bytes it granted the crossbar but has not sent
+//!   (divided buffers only: their credits are taken at the crossbar) + bytes on the link +
 //!   bytes in the downstream buffer + credits travelling back = the buffer's capacity;
 //! - no buffer ever held more than its capacity (high-water marks), nor a transmit FIFO;
 //! - a bypass FIFO's arrival order lists exactly its queued packets, and its input is pinned
@@ -29,9 +29,9 @@ impl<M: Mechanism> Sim<M> {
         let nv = self.vcs.len();
         // Bytes per (channel, VC, downstream buffer) on the link, in returning credits, and
         // (per-output buffers) granted upstream but not yet sent.
-        let mut on_link: HashMap<(usize, usize, u8), u64> = HashMap::new();
-        let mut credits_back: HashMap<(usize, usize, u8), u64> = HashMap::new();
-        let mut reserved: HashMap<(usize, usize, u8), u64> = HashMap::new();
+        let mut on_link: HashMap<(usize, usize, u32), u64> = HashMap::new();
+        let mut credits_back: HashMap<(usize, usize, u32), u64> = HashMap::new();
+        let mut reserved: HashMap<(usize, usize, u32), u64> = HashMap::new();
         // Per (switch, output, VC): bytes routed there and still in input buffers.
         let mut routed: Vec<Vec<u64>> = self.switches.iter().map(|sw| vec![0; sw.outputs.len() * nv]).collect();
         let mut data_in_network = 0u64;
@@ -56,8 +56,8 @@ impl<M: Mechanism> Sim<M> {
             for (port, vcs) in sw.inputs.iter().enumerate() {
                 for (vc, ivc) in vcs.iter().enumerate() {
                     // The local input (last) has no upstream and no capacity.
-                    if port < sw.ports && ivc.peak > self.p.in_cap {
-                        return Err(format!("switch {s} input {port} VC {vc} held {} bytes, capacity {}", ivc.peak, self.p.in_cap));
+                    if port < sw.ports && ivc.peak > ivc.capacity {
+                        return Err(format!("switch {s} input {port} VC {vc} held {} bytes, capacity {}", ivc.peak, ivc.capacity));
                     }
                     let mut voqs = vec![0; sw.ports];
                     ivc.queues.for_each(|pkt| {
@@ -87,7 +87,7 @@ impl<M: Mechanism> Sim<M> {
                     for &pkt in &ovc.fifo {
                         count(self.slab.get(pkt).kind);
                         if ovc.pooled() {
-                            *reserved.entry((ch, vc, ovc.pool(self.slab.get(pkt)) as u8)).or_default() += self.slab.get(pkt).bytes as u64;
+                            *reserved.entry((ch, vc, ovc.credits.pool(self.slab.get(pkt)) as u32)).or_default() += self.slab.get(pkt).bytes as u64;
                         }
                     }
                     if o.queued[vc] as u64 != routed[s][port * nv + vc] {
@@ -132,12 +132,12 @@ impl<M: Mechanism> Sim<M> {
         // buffers are checked below.
         for (ch, c) in self.topo.channels.iter().enumerate().filter(|_| self.p.flow.credits()) {
             for vc in 0..nv {
-                let credits: &[u32] = match c.from {
-                    Endpoint::Host(n) => std::slice::from_ref(&self.nics[n.idx()].credits[vc]),
+                let credits = match c.from {
+                    Endpoint::Host(n) => &self.nics[n.idx()].credits[vc],
                     Endpoint::Switch(s, p) => &self.switches[s.idx()].outputs[p.idx()].vcs[vc].credits,
                 };
-                for (pool, &held) in credits.iter().enumerate() {
-                    let key = (ch, vc, pool as u8);
+                for (pool, &held) in credits.free.iter().enumerate() {
+                    let key = (ch, vc, pool as u32);
                     let buffered = match c.to {
                         Endpoint::Host(_) => 0,
                         Endpoint::Switch(s, p) => {
@@ -147,10 +147,10 @@ impl<M: Mechanism> Sim<M> {
                     };
                     let [link, back, granted] = [&on_link, &credits_back, &reserved].map(|m| m.get(&key).copied().unwrap_or(0));
                     let total = held as u64 + granted + link + buffered + back;
-                    if total != self.p.in_cap as u64 {
+                    if total != credits.capacity as u64 {
                         return Err(format!(
                             "credits on channel {} ({}) VC {vc} buffer {pool}: {held} held + {granted} granted + {link} on the link + {buffered} buffered + {back} returning = {total}, capacity {}",
-                            ch, c.name, self.p.in_cap
+                            ch, c.name, credits.capacity
                         ));
                     }
                 }
@@ -159,12 +159,12 @@ impl<M: Mechanism> Sim<M> {
         Ok(())
     }
 
-    /// The downstream buffer a packet on channel `ch` takes: its lookahead port where the
-    /// channel's VC has per-output buffers, else the one buffer.
-    fn pool_of(&self, ch: crate::ids::ChannelId, p: &crate::packet::Packet<M::Header>) -> u8 {
-        match self.topo.channels[ch.idx()].from {
-            Endpoint::Switch(s, port) => self.switches[s.idx()].outputs[port.idx()].vcs[p.vc as usize].pool(p) as u8,
-            Endpoint::Host(_) => 0,
-        }
+    /// The downstream buffer a packet on channel `ch` takes (`Credits::pool`).
+    fn pool_of(&self, ch: crate::ids::ChannelId, p: &crate::packet::Packet<M::Header>) -> u32 {
+        let credits = match self.topo.channels[ch.idx()].from {
+            Endpoint::Switch(s, port) => &self.switches[s.idx()].outputs[port.idx()].vcs[p.vc as usize].credits,
+            Endpoint::Host(n) => &self.nics[n.idx()].credits[p.vc as usize],
+        };
+        credits.pool(p) as u32
     }
 }

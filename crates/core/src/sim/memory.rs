@@ -11,6 +11,7 @@
 //! adds.
 
 use crate::config::{Config, TopologyConfig};
+use crate::switch::Pooling;
 
 /// Per host: NIC, traffic source and its random stream, statistics, routing entries.
 const HOST_BYTES: f64 = 5_910.0;
@@ -21,10 +22,11 @@ const PORT_VC_BYTES: f64 = 241.0;
 /// Per pair of ports: a VOQ of the data VC; and per pair and VC, the VOQ byte counters.
 const PORT_PAIR_BYTES: f64 = 14.5;
 const PORT_PAIR_VC_BYTES: f64 = 1.66;
-/// Per pair of ports and VC with per-output buffers (`[switch.voq] per_output_buffers`): the
-/// buffer's byte count, and upstream its credits and round-robin turn (4 + 4 + 1 bytes, counted
-/// on every port: an upper bound, host ports have none).
-const PORT_PAIR_POOL_BYTES: f64 = 9.0;
+/// Per buffer of its own of a VC (per pair of ports with `[switch.voq] per_output_buffers`, per
+/// port and destination host under `voqnet`): its byte count, and upstream its credits and
+/// round-robin turn (4 + 4 + 1 bytes, counted on every port: an upper bound, host ports have
+/// none).
+const POOL_BYTES: f64 = 9.0;
 /// A packet in the slab (a header of at most 24 bytes) and its id in a NIC's transmit FIFO,
 /// rounded up: full FIFOs (`nic.tx_fifo_bytes`) are counted, as an upper bound.
 const FIFO_PACKET_BYTES: f64 = 128.0;
@@ -43,8 +45,12 @@ pub fn estimate_bytes(cfg: &Config, mech_vcs: usize) -> f64 {
     let v = (mech_vcs * crate::routing::Routing::phases(&cfg.routing, &cfg.topology) as usize) as f64;
     let sum_p: f64 = ports.iter().map(|&p| p as f64).sum();
     let sum_p2: f64 = ports.iter().map(|&p| (p as f64).powi(2)).sum();
-    let pools =
-        if crate::switch::queues::Spec::of_data_vcs(&cfg.switch).is_ok_and(|q| q.per_output_buffers()) { PORT_PAIR_POOL_BYTES * sum_p2 * v } else { 0.0 };
+    // Buffers of their own, each with credits upstream: per pair of ports, or per port and host.
+    let pools = match crate::switch::queues::Spec::of_data_vcs(&cfg.switch).map(|q| q.pooling(true)) {
+        Ok(Pooling::PerOutput) => POOL_BYTES * sum_p2 * v,
+        Ok(Pooling::PerDestination) => POOL_BYTES * (sum_p + hosts as f64) * hosts as f64 * v,
+        _ => 0.0,
+    };
     let network = HOST_BYTES * hosts as f64
         + SWITCH_BYTES * ports.len() as f64
         + PORT_VC_BYTES * sum_p * v

@@ -51,7 +51,7 @@ use crate::rng::{stream, Family, Stream};
 use crate::routing::Routing;
 use crate::stats::{Flows, Stats, Summary, SummaryContext, ZeroLoad};
 use crate::switch::queues::Spec;
-use crate::switch::{Switch, VcSpec};
+use crate::switch::{Credits, Pooling, Switch, VcSpec};
 use crate::time::{ps_from_ns, Rate, Time};
 use crate::topology::Topology;
 use crate::traffic::{self, Traffic};
@@ -328,17 +328,35 @@ impl<M: Mechanism> Sim<M> {
             (_, Some(d)) => FlowControl::Lossy(d),
             _ => FlowControl::Credits,
         };
-        if !flow.credits() && data_queue.per_output_buffers() {
-            return Err(ConfigError::new(
-                "switch.voq.per_output_buffers",
-                "credits per downstream buffer need credit flow control: set it to false, or flow_control.kind = \"credits\"",
-            ));
+        if data_queue.divided() {
+            // The setting that divides the buffers, and how to undo it.
+            let (key, undo) = match data_queue {
+                Spec::VoqNet(_) => ("switch.input_queues", "choose another organization"),
+                _ => ("switch.voq.per_output_buffers", "set it to false"),
+            };
+            if !flow.credits() {
+                return Err(ConfigError::new(
+                    key,
+                    format!("credits per downstream buffer need credit flow control: {undo}, or flow_control.kind = \"credits\""),
+                ));
+            }
+            if M::HOOKS.input_full {
+                return Err(ConfigError::new(
+                    key,
+                    format!("`{}` reacts to a whole input buffer filling, which divided buffers do not have: {undo}", mech.name()),
+                ));
+            }
         }
-        if data_queue.per_output_buffers() && M::HOOKS.input_full {
-            return Err(ConfigError::new(
-                "switch.voq.per_output_buffers",
-                format!("`{}` reacts to a whole input buffer filling, which per-output buffers do not have: set it to false", mech.name()),
-            ));
+        if let Spec::VoqNet(q) = &data_queue {
+            if q.queue_bytes < cfg.nic.data_packet_bytes {
+                return Err(ConfigError::new(
+                    "switch.voqnet.queue_bytes",
+                    format!(
+                        "a destination's buffer must take a whole packet: at least nic.data_packet_bytes ({}), got {}",
+                        cfg.nic.data_packet_bytes, q.queue_bytes
+                    ),
+                ));
+            }
         }
         let neighbour = |node: &crate::topology::SwitchNode, p: PortId| match topo.channels[node.ports[p.idx()].out.idx()].to {
             Endpoint::Switch(n, _) => Some(topo.switches[n.idx()].ports.len()),
@@ -348,16 +366,24 @@ impl<M: Mechanism> Sim<M> {
             .switches
             .iter()
             .enumerate()
-            .map(|(s, node)| Switch::new(node.ports.len(), &vcs, in_cap, |p| neighbour(node, p), stream(seed, Family::Switch, s as u64)))
+            .map(|(s, node)| Switch::new(node.ports.len(), topo.hosts(), &vcs, in_cap, |p| neighbour(node, p), stream(seed, Family::Switch, s as u64)))
             .collect();
+        // A NIC's credits for each VC of its switch's input, divided as that input is.
+        let nic_credits: Vec<Credits> = vcs
+            .iter()
+            .map(|v| match v.queue.pooling(false) {
+                Pooling::PerDestination => Credits::new(Pooling::PerDestination, topo.hosts(), v.queue.buffer_bytes(in_cap)),
+                _ => Credits::new(Pooling::Shared, 1, in_cap),
+            })
+            .collect();
+        let mut nics: Vec<Nic> = (0..topo.hosts()).map(|h| Nic::new(topo.host_out[h], topo.host_in[h], nic_credits.clone())).collect();
         // Under PFC a sender's credits only say whether it is paused; lossy senders never wait.
-        let credits = if flow.credits() { in_cap } else { pfc::OPEN };
         if !flow.credits() {
-            for v in switches.iter_mut().flat_map(|s| s.outputs.iter_mut()).flat_map(|o| o.vcs.iter_mut()) {
-                v.credits.fill(pfc::OPEN);
+            let outputs = switches.iter_mut().flat_map(|s| s.outputs.iter_mut()).flat_map(|o| o.vcs.iter_mut()).map(|v| &mut v.credits);
+            for c in outputs.chain(nics.iter_mut().flat_map(|n| n.credits.iter_mut())) {
+                c.free.fill(pfc::OPEN);
             }
         }
-        let nics = (0..topo.hosts()).map(|h| Nic::new(topo.host_out[h], topo.host_in[h], vec![credits; nv])).collect();
         // A switch's crossbar runs at `speedup` times its fastest port, for every output: with
         // mixed link rates (the thesis' testbed) a slow input must not throttle a fast link.
         let mut xbar_rate: Vec<Rate> = topo.channels.iter().map(|c| c.rate.scaled(cfg.switch.speedup)).collect();
@@ -503,13 +529,13 @@ impl<M: Mechanism> Sim<M> {
             Event::PauseRefresh { ch, vc } => self.pause_refresh(ch, vc),
             Event::Credit { ch, vc, pool, bytes } => match self.topo.channels[ch.idx()].from {
                 Endpoint::Host(n) => {
-                    self.nics[n.idx()].credits[vc as usize] += bytes;
+                    self.nics[n.idx()].credits[vc as usize].free[pool as usize] += bytes;
                     self.try_inject(n);
                 }
                 Endpoint::Switch(s, p) => {
                     let ovc = &mut self.switches[s.idx()].outputs[p.idx()].vcs[vc as usize];
-                    ovc.credits[pool as usize] += bytes;
-                    // Per-output buffers: credits are taken at the crossbar, where a packet may wait for them.
+                    ovc.credits.free[pool as usize] += bytes;
+                    // Divided buffers: credits are taken at the crossbar, where a packet may wait for them.
                     if ovc.pooled() {
                         self.try_allocate(s, p);
                     }

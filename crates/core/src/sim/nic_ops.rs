@@ -8,6 +8,7 @@ use crate::ids::{ChannelId, Endpoint, NodeId, PacketId, PortId, QpId};
 use crate::nic::{InRing, Message};
 use crate::packet::{Packet, PacketKind};
 use crate::routing::Leg;
+use crate::switch::Pooling;
 use crate::time::{ps, Time};
 
 impl<M: Mechanism> Sim<M> {
@@ -144,7 +145,8 @@ impl<M: Mechanism> Sim<M> {
             return self.send_tx_head(node);
         }
         // Every queue would be asked and rotated once, back to the same order, for nothing.
-        if (!M::HOOKS.inject_gate || M::GATE_ONLY_READS) && self.nics[node.idx()].credits[self.mech.data_vc() as usize] < self.p.min_data_bytes {
+        let data = &self.nics[node.idx()].credits[self.mech.data_vc() as usize];
+        if (!M::HOOKS.inject_gate || M::GATE_ONLY_READS) && data.pooling == Pooling::Shared && data.free[0] < self.p.min_data_bytes {
             return;
         }
         self.arbitrate(node);
@@ -188,7 +190,7 @@ impl<M: Mechanism> Sim<M> {
                 Gate::Now(self.mech.data_vc())
             };
             match gate {
-                Gate::Now(vc) if self.room_for_data(node, vc, self.head_bytes(qp)) => {
+                Gate::Now(vc) if self.room_for_data(node, vc, qp) => {
                     if alone || self.vcs[vc as usize].class != VcClass::Low {
                         self.serve(node, at, qp, vc);
                         return true;
@@ -217,12 +219,17 @@ impl<M: Mechanism> Sim<M> {
         false
     }
 
-    /// A data packet of `bytes` on `vc` may leave its send queue: the first switch has credits
-    /// for it, or the transmit FIFO has room.
-    fn room_for_data(&self, node: NodeId, vc: u8, bytes: u32) -> bool {
-        let nic = &self.nics[node.idx()];
+    /// The next data packet of send queue `qp` may leave on `vc`: the first switch has credits
+    /// for it (in its destination's buffer, if that input has one per destination), or the
+    /// transmit FIFO has room.
+    fn room_for_data(&self, node: NodeId, vc: u8, qp: QpId) -> bool {
+        let (nic, bytes) = (&self.nics[node.idx()], self.head_bytes(qp));
         match self.p.tx_fifo {
-            0 => nic.credits[vc as usize] >= bytes,
+            0 => {
+                let credits = &nic.credits[vc as usize];
+                let pool = credits.pooling.pool(PortId(0), self.qps.slots[qp.idx()].dst) as usize;
+                credits.free[pool] >= bytes
+            }
             cap => nic.tx_bytes + bytes <= cap,
         }
     }
@@ -249,7 +256,7 @@ impl<M: Mechanism> Sim<M> {
         let nic = &mut self.nics[node.idx()];
         let Some(&pkt) = nic.tx.front() else { return };
         let p = self.slab.get(pkt);
-        if nic.credits[p.vc as usize] < p.bytes {
+        if !nic.credits[p.vc as usize].room(p) {
             return;
         }
         nic.tx.pop_front();
@@ -291,7 +298,7 @@ impl<M: Mechanism> Sim<M> {
     fn send_control_head(&mut self, node: NodeId) -> bool {
         let Some(&pkt) = self.control[node.idx()].front() else { return false };
         let p = self.slab.get(pkt);
-        if self.nics[node.idx()].credits[p.vc as usize] < p.bytes {
+        if !self.nics[node.idx()].credits[p.vc as usize].room(p) {
             return false;
         }
         self.control[node.idx()].pop_front();
@@ -419,7 +426,9 @@ impl<M: Mechanism> Sim<M> {
         let p = self.slab.get_mut(pkt);
         p.injected = self.now;
         if self.p.flow.credits() {
-            nic.credits[p.vc as usize] -= p.bytes;
+            let credits = &mut nic.credits[p.vc as usize];
+            let pool = credits.pool(p);
+            credits.free[pool] -= p.bytes;
         }
         let c = &self.topo.channels[ch.idx()];
         let bytes = p.bytes;

@@ -12,8 +12,8 @@ use crate::engine::Event;
 use crate::ids::{ChannelId, Endpoint, PacketId, PortId, SwitchId, Vc};
 use crate::packet::{Packet, PacketKind};
 use crate::routing::{Flow, Route};
-use crate::switch::next_from;
-use crate::switch::queues::Queueing;
+use crate::switch::queues::{Popped, Queueing};
+use crate::switch::{next_from, Pooling};
 
 impl<M: Mechanism> Sim<M> {
     /// The head of `pkt`, which reached the switch input fed by channel `ch` one router latency
@@ -34,19 +34,19 @@ impl<M: Mechanism> Sim<M> {
         if M::HOOKS.switch_arrival {
             let mut copy = *self.slab.get(pkt);
             let sw = &self.switches[s.idx()];
-            let held = Held {
-                buffer: sw.inputs[port.idx()][copy.vc as usize].held(copy.out_port),
-                voq: sw.outputs[copy.out_port.idx()].voq_bytes[copy.vc as usize][port.idx()],
-            };
+            let ivc = &sw.inputs[port.idx()][copy.vc as usize];
+            let held =
+                Held { buffer: ivc.held(ivc.pool(copy.out_port, copy.dst)), voq: sw.outputs[copy.out_port.idx()].voq_bytes[copy.vc as usize][port.idx()] };
             let mut ctx = mech_ctx!(self);
             self.mech.on_switch_arrival(&mut ctx, s, port, &mut copy, held);
             *self.slab.get_mut(pkt) = copy;
         }
         let p = self.slab.get(pkt);
-        let (vc, bytes, out) = (p.vc, p.bytes, p.out_port);
+        let (vc, bytes, out, dst) = (p.vc, p.bytes, p.out_port, p.dst);
         let sw = &mut self.switches[s.idx()];
-        let is_head = sw.enqueue(port, vc, out, pkt, bytes);
-        if M::HOOKS.input_full && sw.inputs[port.idx()][vc as usize].held(out) + self.p.data_bytes > self.p.in_cap {
+        let is_head = sw.enqueue(port, vc, out, pkt, bytes, dst);
+        // Mechanisms with this hook run on undivided buffers only (`Sim::new`).
+        if M::HOOKS.input_full && sw.inputs[port.idx()][vc as usize].bytes + self.p.data_bytes > self.p.in_cap {
             let tail = self.slab.get(pkt).tail_in.max(now);
             self.events.push(tail, Event::TailIn { sw: s, port, vc });
         }
@@ -83,8 +83,8 @@ impl<M: Mechanism> Sim<M> {
         p.tail_in = now;
         self.route_here(s, pkt);
         let p = self.slab.get(pkt);
-        let (vc, bytes, out) = (p.vc, p.bytes, p.out_port);
-        if self.switches[s.idx()].enqueue(port, vc, out, pkt, bytes) {
+        let (vc, bytes, out, dst) = (p.vc, p.bytes, p.out_port, p.dst);
+        if self.switches[s.idx()].enqueue(port, vc, out, pkt, bytes, dst) {
             self.request(s, port, pkt);
         }
     }
@@ -103,7 +103,7 @@ impl<M: Mechanism> Sim<M> {
         }
         let p = self.slab.get(pkt);
         let out = p.out_port;
-        if !self.switches[s.idx()].outputs[out.idx()].vcs[self.out_vc(p) as usize].pooled() {
+        if self.switches[s.idx()].outputs[out.idx()].vcs[self.out_vc(p) as usize].credits.pooling != Pooling::PerOutput {
             return;
         }
         let Endpoint::Switch(n, _) = self.topo.channels[self.topo.switches[s.idx()].ports[out.idx()].out.idx()].to else {
@@ -118,7 +118,7 @@ impl<M: Mechanism> Sim<M> {
     /// Returns `bytes` of credit for buffer `pool` of input `port` upstream, once the tail has
     /// left (at `at`). The local input has no upstream.
     /// Under PFC, a resume if the buffer drained to XON instead; lossy links return nothing.
-    fn return_credit(&mut self, s: SwitchId, port: PortId, vc: Vc, pool: u8, bytes: u32, at: crate::time::Time) {
+    fn return_credit(&mut self, s: SwitchId, port: PortId, vc: Vc, pool: u32, bytes: u32, at: crate::time::Time) {
         match self.p.flow {
             FlowControl::Credits => {}
             FlowControl::Pfc(pfc) => {
@@ -223,25 +223,25 @@ impl<M: Mechanism> Sim<M> {
         let sw = &mut self.switches[s.idx()];
         sw.outputs[p.out_port.idx()].queued[p.vc as usize] -= p.bytes;
         let ivc = &mut sw.inputs[port.idx()][p.vc as usize];
-        ivc.release(p.bytes, p.out_port);
-        let pool = ivc.pool(p.out_port);
+        let pool = ivc.pool(p.out_port, p.dst);
+        ivc.release(p.bytes, pool);
         self.return_credit(s, port, p.vc, pool, p.bytes, self.now.max(p.tail_in));
         if p.kind == PacketKind::Data {
             self.stats.counters.dropped += 1;
             self.copies.dropped(p.uid);
         }
         self.slab.release(pkt);
-        if let Some(n) = next {
+        for n in next.into_iter().flatten() {
             self.request(s, port, n);
         }
     }
 
     /// Takes `pkt`, the head of input `port`'s queue for `out` on `vc`, out of its queues and
-    /// (un)pins the input by its bypass count; returns the queue's next head.
-    fn take_head(&mut self, s: SwitchId, port: PortId, vc: Vc, out: PortId, pkt: PacketId) -> Option<PacketId> {
+    /// (un)pins the input by its bypass count; returns the packets the buffer now newly offers.
+    fn take_head(&mut self, s: SwitchId, port: PortId, vc: Vc, out: PortId, pkt: PacketId) -> [Option<PacketId>; 2] {
         let bytes = self.slab.get(pkt).bytes;
         let sw = &mut self.switches[s.idx()];
-        let (next, pinned) = sw.dequeue(port, vc, out, pkt, bytes);
+        let Popped { next, pinned } = sw.dequeue(port, vc, out, pkt, bytes);
         if pinned {
             sw.pinned[vc as usize] |= port.bit();
         } else {
@@ -308,16 +308,25 @@ impl<M: Mechanism> Sim<M> {
                         }
                     }
                     cand &= !(1 << i);
-                    let (i, pkt) = (PortId(i as u16), head(i));
+                    let (i, mut pkt) = (PortId(i as u16), head(i));
+                    if o.vcs[self.out_vc(self.slab.get(pkt)) as usize].pooled() {
+                        // The first packet the input offers whose downstream buffer it may take.
+                        let offers = &sw.inputs[i.idx()][vc as usize].queues;
+                        let turn = |q: PacketId| {
+                            let ovc = self.out_vc(self.slab.get(q));
+                            blocked & 1 << ovc == 0 && self.pool_turn(s, out, vc, requesters, i, q)
+                        };
+                        match offers.offer(out, &mut { turn }) {
+                            Some(q) => pkt = q,
+                            None => continue,
+                        }
+                    }
                     let p = self.slab.get(pkt);
                     let ovc = self.out_vc(p);
                     if blocked & 1 << ovc != 0 {
                         continue;
                     }
                     let v = &o.vcs[ovc as usize];
-                    if v.pooled() && !self.pool_turn(v, ovc, requesters, &head, i, p) {
-                        continue;
-                    }
                     if v.bytes + p.bytes <= self.p.out_cap {
                         return Some((i, vc, pkt, (k + o.vc_rr as usize + 1) % g));
                     }
@@ -328,12 +337,16 @@ impl<M: Mechanism> Sim<M> {
         None
     }
 
-    /// Whether input `i`'s packet `p` may take its downstream buffer's credits on output VC `v`
-    /// (`ovc`): there are enough, and no input before `i` in that buffer's round-robin order
-    /// among `requesters` (whose heads `head` gives) waits for the same buffer.
-    fn pool_turn(&self, v: &crate::switch::OutputVc, ovc: Vc, requesters: u64, head: &impl Fn(u32) -> PacketId, i: PortId, p: &Packet<M::Header>) -> bool {
-        let pool = v.pool(p);
-        if v.credits[pool] < p.bytes {
+    /// Whether input `i`'s packet `q` for output `out` (offered on input VC `vc`) may take its
+    /// downstream buffer's credits: there are enough, and no input before `i` in that buffer's
+    /// round-robin order among `requesters` offers `out` a packet for the same buffer.
+    fn pool_turn(&self, s: SwitchId, out: PortId, vc: Vc, requesters: u64, i: PortId, q: PacketId) -> bool {
+        let sw = &self.switches[s.idx()];
+        let p = self.slab.get(q);
+        let ovc = self.out_vc(p);
+        let v = &sw.outputs[out.idx()].vcs[ovc as usize];
+        let pool = v.credits.pool(p);
+        if v.credits.free[pool] < p.bytes {
             return false;
         }
         let mut rest = requesters;
@@ -343,8 +356,11 @@ impl<M: Mechanism> Sim<M> {
                 return true;
             }
             rest &= !(1 << j);
-            let q = self.slab.get(head(j));
-            if self.out_vc(q) == ovc && v.pool(q) == pool {
+            let same = |r: PacketId| {
+                let r = self.slab.get(r);
+                self.out_vc(r) == ovc && v.credits.pool(r) == pool
+            };
+            if sw.inputs[j as usize][vc as usize].queues.offer(out, &mut { same }).is_some() {
                 return false;
             }
         }
@@ -386,16 +402,20 @@ impl<M: Mechanism> Sim<M> {
         sw.withdraw(i, out, vc);
         self.requesting(s, i, pkt, false);
         let sw = &mut self.switches[s.idx()];
+        let p = self.slab.get_mut(pkt);
+        let from = sw.inputs[i.idx()][vc as usize].pool(out, p.dst);
         let o = &mut sw.outputs[out.idx()];
         o.rr[vc as usize] = ((i.idx() + 1) % inputs) as u8;
         o.vc_rr = next_vc as u8;
-        o.xbar_busy |= occupies;
-        let p = self.slab.get_mut(pkt);
+        if occupies {
+            o.xbar_busy = true;
+            o.crossing = from;
+        }
         p.vc = out_vc;
         let ovc = &mut o.vcs[out_vc as usize];
         if ovc.pooled() {
-            let pool = ovc.pool(p);
-            ovc.credits[pool] -= p.bytes;
+            let pool = ovc.credits.pool(p);
+            ovc.credits.free[pool] -= p.bytes;
             ovc.turn[pool] = ((i.idx() + 1) % inputs) as u8;
         }
         ovc.fifo.push_back(pkt);
@@ -410,7 +430,7 @@ impl<M: Mechanism> Sim<M> {
         }
         let bytes = p.bytes;
         self.events.push(done, Event::XbarDone { sw: s, inp: i, out, vc, bytes, occupied: occupies });
-        if let Some(n) = next {
+        for n in next.into_iter().flatten() {
             self.request(s, i, n);
         }
         self.try_link(s, out);
@@ -423,10 +443,13 @@ impl<M: Mechanism> Sim<M> {
             sw.in_busy &= !i.bit();
             sw.outputs[out.idx()].xbar_busy = false;
         }
-        sw.outputs[out.idx()].queued[vc as usize] -= bytes;
+        let o = &mut sw.outputs[out.idx()];
+        o.queued[vc as usize] -= bytes;
         let ivc = &mut sw.inputs[i.idx()][vc as usize];
-        ivc.release(bytes, out);
-        let pool = ivc.pool(out);
+        // A control packet crosses without holding the port, from an undivided buffer.
+        debug_assert!(occupied || ivc.pooling == Pooling::Shared);
+        let pool = if occupied { o.crossing } else { 0 };
+        ivc.release(bytes, pool);
         self.return_credit(s, i, vc, pool, bytes, self.now);
         // The input is free again. A bypass FIFO offers its head first (FIFO order), then
         // `out` takes its next input, then the input's other outputs, starting after `out` so
@@ -492,7 +515,7 @@ impl<M: Mechanism> Sim<M> {
                 let ovc = &o.vcs[vc as usize];
                 let Some(&pkt) = ovc.fifo.front() else { continue };
                 let p = self.slab.get(pkt);
-                if !ovc.pooled() && ovc.credits[0] < p.bytes {
+                if !ovc.pooled() && !ovc.credits.room(p) {
                     continue;
                 }
                 chosen = Some((vc, pkt, p.bytes, p.tail_in, (k + o.link_rr as usize + 1) % g));
@@ -518,13 +541,13 @@ impl<M: Mechanism> Sim<M> {
         o.link_rr = next_rr as u8;
         let ovc = &mut o.vcs[vc as usize];
         ovc.fifo.pop_front();
-        let pool = ovc.pool(self.slab.get(pkt));
+        let pool = ovc.credits.pool(self.slab.get(pkt));
         if !ovc.pooled() && self.p.flow.credits() {
-            ovc.credits[0] -= bytes;
+            ovc.credits.free[pool] -= bytes;
         }
         let mut view = OutputView {
             queued_bytes: queued,
-            downstream_credits: ovc.credits[pool],
+            downstream_credits: ovc.credits.free[pool],
             buffer_bytes: self.p.in_cap,
             to_host: matches!(to, Endpoint::Host(_)),
             link_rate: rate,

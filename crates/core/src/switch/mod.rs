@@ -2,12 +2,14 @@
 //! `queues`), a crossbar with speedup, and small per-VC output buffers (SRP paper §4). Plain data: the
 //! behaviour lives in `sim::switch_ops`, which owns the event queue.
 
+pub mod credits;
 pub mod queues;
 
 use crate::config::VcClass;
-use crate::ids::{PacketId, PortId, Vc};
+use crate::ids::{NodeId, PacketId, PortId, Vc};
 use crate::rng::Stream;
-use queues::{Queueing, Queues, Spec};
+pub use credits::{Credits, Pooling};
+use queues::{Popped, Queueing, Queues, Spec};
 use std::collections::VecDeque;
 
 /// A virtual channel as the network builds it: the mechanism's priority class and the input
@@ -25,55 +27,56 @@ pub struct InputVc {
     pub queued: u32,
     /// Bytes held (from head arrival until the tail has crossed the crossbar).
     pub bytes: u32,
-    /// Per output port: the bytes held in that virtual output queue's own buffer
-    /// (`[switch.voq] per_output_buffers`, inputs fed by a switch); empty when the input's
-    /// queues share one buffer.
+    /// How the buffer is divided into buffers of their own, each with credits upstream.
+    pub pooling: Pooling,
+    /// Per buffer of its own (`pooling`): the bytes it holds; empty when the buffer is shared.
     pub pools: Vec<u32>,
+    /// Bytes the buffer (or each of its own buffers) holds.
+    pub capacity: u32,
     /// High-water mark of a buffer (the shared one, or the fullest own one), checked against the
     /// capacity by the invariant checks.
     pub peak: u32,
 }
 
 impl InputVc {
-    /// Queues `pkt` (`bytes` long, for output `out`); returns whether the buffer now offers it
-    /// to `out`.
-    pub fn push(&mut self, pkt: PacketId, bytes: u32, out: PortId) -> bool {
+    /// Queues `pkt` (`bytes` long, for output `out` and host `dst`); returns whether the buffer
+    /// now offers it to `out`.
+    pub fn push(&mut self, pkt: PacketId, bytes: u32, out: PortId, dst: NodeId) -> bool {
         self.queued += bytes;
         self.bytes += bytes;
-        if let Some(pool) = self.pools.get_mut(out.idx()) {
-            *pool += bytes;
+        let pool = self.pool(out, dst);
+        if let Some(held) = self.pools.get_mut(pool as usize) {
+            *held += bytes;
         }
-        self.peak = self.peak.max(self.held(out));
-        self.queues.push(pkt, out)
+        self.peak = self.peak.max(self.held(pool));
+        self.queues.push(pkt, out, dst)
     }
 
     /// Takes `pkt` (`bytes` long), offered to output `out`, out of the queues (its bytes stay in
     /// the buffer until its tail has left): see `Queueing::pop`.
-    pub fn pop(&mut self, pkt: PacketId, bytes: u32, out: PortId) -> (Option<PacketId>, bool) {
+    pub fn pop(&mut self, pkt: PacketId, bytes: u32, out: PortId) -> Popped {
         self.queued -= bytes;
         self.queues.pop(pkt, out)
     }
 
-    /// The tail of a packet of `bytes` for output `out` has left the buffer.
-    pub fn release(&mut self, bytes: u32, out: PortId) {
+    /// The tail of a packet of `bytes` has left buffer `pool`.
+    pub fn release(&mut self, bytes: u32, pool: u32) {
         self.bytes -= bytes;
-        if let Some(pool) = self.pools.get_mut(out.idx()) {
-            *pool -= bytes;
+        if let Some(held) = self.pools.get_mut(pool as usize) {
+            *held -= bytes;
         }
     }
 
-    /// Bytes held in the buffer a packet for output `out` takes.
-    pub fn held(&self, out: PortId) -> u32 {
-        self.pools.get(out.idx()).copied().unwrap_or(self.bytes)
+    /// Bytes held in buffer `pool` (the shared buffer's if it is not divided).
+    pub fn held(&self, pool: u32) -> u32 {
+        self.pools.get(pool as usize).copied().unwrap_or(self.bytes)
     }
 
-    /// Which of the upstream's credit counters a packet for output `out` returns to.
-    pub fn pool(&self, out: PortId) -> u8 {
-        if self.pools.is_empty() {
-            0
-        } else {
-            out.0 as u8
-        }
+    /// The buffer a packet for output `out` and host `dst` takes, and the upstream credit
+    /// counter it returns to.
+    #[inline]
+    pub fn pool(&self, out: PortId, dst: NodeId) -> u32 {
+        self.pooling.pool(out, dst)
     }
 }
 
@@ -82,46 +85,27 @@ pub struct OutputVc {
     /// Bytes reserved (from crossbar grant until the tail has left on the link).
     pub bytes: u32,
     pub peak: u32,
-    /// Free bytes in the downstream input buffers for this VC: one counter per buffer, so one
-    /// per output port of the next switch when its virtual output queues have buffers of their
-    /// own (indexed by the packet's `ahead` port), else one.
-    pub credits: Vec<u32>,
-    /// Per downstream buffer when they are per output port (`pooled`), else empty: the input
-    /// whose packet for it goes first next time, so that inputs take a buffer's credits in turn
+    /// Free bytes in the downstream input buffers for this VC, one counter per buffer the next
+    /// input divides them into.
+    pub credits: Credits,
+    /// Per downstream buffer when they are divided (`pooled`), else empty: the input whose
+    /// packet for it goes first next time, so that inputs take a buffer's credits in turn
     /// (BookSim allocates each output VC with an arbiter of its own).
     pub turn: Vec<u8>,
 }
 
 impl OutputVc {
-    /// The downstream buffers are per output port: a packet takes its credits when it is granted
-    /// the crossbar (as a BookSim VC allocator grants an output VC only with buffer room), so
-    /// the output buffer never holds a packet waiting for credits behind which others wait.
+    /// The downstream buffer is divided: a packet takes its credits when it is granted the
+    /// crossbar (as a BookSim VC allocator grants an output VC only with buffer room), so the
+    /// output buffer never holds a packet waiting for credits behind which others wait.
     #[inline]
     pub fn pooled(&self) -> bool {
         !self.turn.is_empty()
-    }
-
-    /// Which credit counter `pkt` draws on.
-    #[inline]
-    pub fn pool<H>(&self, p: &crate::packet::Packet<H>) -> usize {
-        match (self.pooled(), p.ahead) {
-            (true, Some((port, _))) => port.idx(),
-            _ => 0,
-        }
-    }
-
-    /// Downstream bytes in use (credits taken and not returned) when each buffer holds `capacity`.
-    /// Under PFC the sender knows only whether it is paused: a paused buffer counts as full, an
-    /// open one (credits above any capacity, `sim::pfc::OPEN`) as empty.
-    pub fn in_use(&self, capacity: u32) -> u32 {
-        self.credits.iter().map(|c| capacity.saturating_sub(*c)).sum()
     }
 }
 
 pub struct Output {
     pub vcs: Vec<OutputVc>,
-    /// Each VC's downstream buffer: its credits when that buffer is empty.
-    pub downstream_bytes: u32,
     /// Per VC: bytes in this switch's input buffers routed to this output (the total
     /// occupancy of its virtual output queues, SRP paper §4's ECN trigger).
     pub queued: Vec<u32>,
@@ -144,6 +128,9 @@ pub struct Output {
     pub link_busy: bool,
     /// VC and bytes of the packet on the link, released when serialization ends.
     pub sending: Option<(Vc, u32)>,
+    /// The input buffer (`InputVc::pool`) of the data packet crossing to this output: its
+    /// space is released when the tail has crossed (one at a time: it holds the crossbar port).
+    pub crossing: u32,
     /// Link time taken by control packets interleaved into the current transmission: the link
     /// frees that much later.
     pub stretch: crate::time::Time,
@@ -154,7 +141,7 @@ impl Output {
     /// switch's input buffers, in its output buffer and downstream (credits in use), over all
     /// VCs.
     pub fn load_bytes(&self) -> u32 {
-        self.vcs.iter().zip(&self.queued).map(|(v, q)| q + v.bytes + v.in_use(self.downstream_bytes)).sum()
+        self.vcs.iter().zip(&self.queued).map(|(v, q)| q + v.bytes + v.credits.in_use()).sum()
     }
 }
 
@@ -181,15 +168,27 @@ pub struct Switch {
 }
 
 impl Switch {
-    /// A switch with `ports` ports whose input buffers (each VC's) take `capacity` bytes.
-    /// `neighbour(p)` is the number of ports of the switch at the far end of port `p`, `None`
-    /// for a host: a VC with per-output buffers has them only at inputs fed by a switch.
-    pub fn new(ports: usize, vcs: &[VcSpec], capacity: u32, neighbour: impl Fn(PortId) -> Option<usize>, rng: Stream) -> Switch {
-        let pooled = |v: &VcSpec, p: usize| p < ports && v.queue.per_output_buffers() && neighbour(PortId::new(p)).is_some();
+    /// A switch with `ports` ports in a network of `hosts` hosts whose input buffers (each VC's)
+    /// take `capacity` bytes. `neighbour(p)` is the number of ports of the switch at the far
+    /// end of port `p`, `None` for a host: how a VC's organization divides its buffers may
+    /// depend on what feeds them (`Spec::pooling`).
+    pub fn new(ports: usize, hosts: usize, vcs: &[VcSpec], capacity: u32, neighbour: impl Fn(PortId) -> Option<usize>, rng: Stream) -> Switch {
+        // How many buffers of their own an input of a switch with `ports` ports has, and each
+        // one's size.
+        let buffers = |v: &VcSpec, pooling: Pooling, ports: usize| match pooling {
+            Pooling::Shared => (0, capacity),
+            Pooling::PerOutput => (ports, capacity),
+            Pooling::PerDestination => (hosts, v.queue.buffer_bytes(capacity)),
+        };
         let inputs = (0..=ports)
             .map(|p| {
                 vcs.iter()
-                    .map(|v| InputVc { queues: v.queue.build(ports), queued: 0, bytes: 0, pools: vec![0; if pooled(v, p) { ports } else { 0 }], peak: 0 })
+                    .map(|v| {
+                        // The local input has no upstream: one buffer.
+                        let pooling = if p < ports { v.queue.pooling(neighbour(PortId::new(p)).is_some()) } else { Pooling::Shared };
+                        let (own, capacity) = buffers(v, pooling, ports);
+                        InputVc { queues: v.queue.build(ports), queued: 0, bytes: 0, pooling, pools: vec![0; own], capacity, peak: 0 }
+                    })
                     .collect()
             })
             .collect();
@@ -198,12 +197,14 @@ impl Switch {
                 vcs: vcs
                     .iter()
                     .map(|v| {
-                        let own = pooled(v, p);
-                        let buffers = if own { neighbour(PortId::new(p)).expect("a pooled port faces a switch") } else { 1 };
-                        OutputVc { fifo: VecDeque::new(), bytes: 0, peak: 0, credits: vec![capacity; buffers], turn: vec![0; if own { buffers } else { 0 }] }
+                        let next = neighbour(PortId::new(p));
+                        // A host takes what arrives into one buffer.
+                        let pooling = if next.is_some() { v.queue.pooling(true) } else { Pooling::Shared };
+                        let (own, capacity) = buffers(v, pooling, next.unwrap_or(0));
+                        let credits = Credits::new(pooling, own.max(1), capacity);
+                        OutputVc { fifo: VecDeque::new(), bytes: 0, peak: 0, credits, turn: vec![0; own] }
                     })
                     .collect(),
-                downstream_bytes: capacity,
                 queued: vec![0; vcs.len()],
                 voq_bytes: vec![vec![0; ports + 1]; vcs.len()],
                 req: vec![0; vcs.len()],
@@ -213,24 +214,25 @@ impl Switch {
                 xbar_busy: false,
                 link_busy: false,
                 sending: None,
+                crossing: 0,
                 stretch: 0,
             })
             .collect();
         Switch { inputs, outputs, in_busy: 0, in_reads: vec![0; ports + 1], in_req: vec![0; ports + 1], pinned: vec![0; vcs.len()], ports, rng }
     }
 
-    /// Queues `pkt` (`bytes` long, routed to `out`) in input (`port`, `vc`) and counts it for
-    /// `out`; returns whether it is its queue's head.
-    pub fn enqueue(&mut self, port: PortId, vc: Vc, out: PortId, pkt: PacketId, bytes: u32) -> bool {
+    /// Queues `pkt` (`bytes` long, for host `dst`, routed to `out`) in input (`port`, `vc`) and
+    /// counts it for `out`; returns whether it is its queue's head.
+    pub fn enqueue(&mut self, port: PortId, vc: Vc, out: PortId, pkt: PacketId, bytes: u32, dst: NodeId) -> bool {
         let o = &mut self.outputs[out.idx()];
         o.queued[vc as usize] += bytes;
         o.voq_bytes[vc as usize][port.idx()] += bytes;
-        self.inputs[port.idx()][vc as usize].push(pkt, bytes, out)
+        self.inputs[port.idx()][vc as usize].push(pkt, bytes, out, dst)
     }
 
     /// Takes `pkt`, the head of input (`port`, `vc`)'s queue for `out`, out of its queues: see
     /// `InputVc::pop`. Its bytes stay counted in `Output::queued` until its tail has crossed.
-    pub fn dequeue(&mut self, port: PortId, vc: Vc, out: PortId, pkt: PacketId, bytes: u32) -> (Option<PacketId>, bool) {
+    pub fn dequeue(&mut self, port: PortId, vc: Vc, out: PortId, pkt: PacketId, bytes: u32) -> Popped {
         self.outputs[out.idx()].voq_bytes[vc as usize][port.idx()] -= bytes;
         self.inputs[port.idx()][vc as usize].pop(pkt, bytes, out)
     }

@@ -2,9 +2,9 @@
 //! footnote 6: "FIFO with bypass of older packets when the crossbar is busy ... at most 4
 //! times"). Stored as per-output queues plus the arrival order.
 
-use super::{Queueing, Registered};
+use super::{Popped, Queueing, Registered};
 use crate::error::{ConfigError, ConfigResult};
-use crate::ids::{PacketId, PortId};
+use crate::ids::{NodeId, PacketId, PortId};
 use crate::plugin::Settings;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -58,7 +58,7 @@ impl Registered for Bypass {
 }
 
 impl Queueing for Bypass {
-    fn push(&mut self, pkt: PacketId, out: PortId) -> bool {
+    fn push(&mut self, pkt: PacketId, out: PortId, _: NodeId) -> bool {
         let q = &mut self.queues[out.idx()];
         q.push_back(pkt);
         self.order.push_back(pkt);
@@ -67,7 +67,7 @@ impl Queueing for Bypass {
 
     /// Returns, besides the next head for `out`, whether the FIFO head has now been bypassed
     /// its limit of times.
-    fn pop(&mut self, pkt: PacketId, out: PortId) -> (Option<PacketId>, bool) {
+    fn pop(&mut self, pkt: PacketId, out: PortId) -> Popped {
         let q = &mut self.queues[out.idx()];
         let popped = q.pop_front();
         debug_assert_eq!(popped, Some(pkt));
@@ -79,7 +79,7 @@ impl Queueing for Bypass {
             self.order.remove(at);
             self.bypassed += 1;
         }
-        (q.front().copied(), self.bypassed >= self.limit)
+        Popped { next: [q.front().copied(), None], pinned: self.bypassed >= self.limit }
     }
 
     fn head(&self, out: PortId) -> Option<PacketId> {
@@ -115,11 +115,12 @@ mod tests {
         let mut b = Bypass::new(&BypassSettings { limit: 2 }, 2);
         // Packet 0 (the FIFO head) waits for output 0; 1, 2 and 3 go to output 1.
         for (pkt, out) in [(0, 0), (1, 1), (2, 1), (3, 1)] {
-            b.push(PacketId(pkt), PortId(out));
+            b.push(PacketId(pkt), PortId(out), NodeId(0));
         }
-        assert_eq!(b.pop(PacketId(1), PortId(1)), (Some(PacketId(2)), false), "first overtaking");
-        assert_eq!(b.pop(PacketId(2), PortId(1)), (Some(PacketId(3)), true), "second overtaking reaches the limit");
-        assert_eq!(b.pop(PacketId(0), PortId(0)), (None, false), "the head leaves: count and pin reset");
+        let popped = |next: Option<u32>, pinned| Popped { next: [next.map(PacketId), None], pinned };
+        assert_eq!(b.pop(PacketId(1), PortId(1)), popped(Some(2), false), "first overtaking");
+        assert_eq!(b.pop(PacketId(2), PortId(1)), popped(Some(3), true), "second overtaking reaches the limit");
+        assert_eq!(b.pop(PacketId(0), PortId(0)), popped(None, false), "the head leaves: count and pin reset");
         assert_eq!((b.bypassed, b.order.iter().copied().collect::<Vec<_>>()), (0, vec![PacketId(3)]));
     }
 }

@@ -1,8 +1,8 @@
 //! One FIFO per input buffer: a head waiting for a busy output blocks the packets behind it
 //! (head-of-line blocking; the thesis' "1Q").
 
-use super::{Queueing, Registered};
-use crate::ids::{PacketId, PortId};
+use super::{Popped, Queueing, Registered};
+use crate::ids::{NodeId, PacketId, PortId};
 use crate::plugin::NoSettings;
 use std::collections::VecDeque;
 
@@ -22,15 +22,15 @@ impl Registered for Fifo {
 }
 
 impl Queueing for Fifo {
-    fn push(&mut self, pkt: PacketId, _: PortId) -> bool {
+    fn push(&mut self, pkt: PacketId, _: PortId, _: NodeId) -> bool {
         self.queue.push_back(pkt);
         self.queue.len() == 1
     }
 
-    fn pop(&mut self, pkt: PacketId, _: PortId) -> (Option<PacketId>, bool) {
+    fn pop(&mut self, pkt: PacketId, _: PortId) -> Popped {
         let popped = self.queue.pop_front();
         debug_assert_eq!(popped, Some(pkt));
-        (self.queue.front().copied(), false)
+        Popped::one(self.queue.front().copied())
     }
 
     fn head(&self, _: PortId) -> Option<PacketId> {

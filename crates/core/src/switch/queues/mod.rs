@@ -7,9 +7,10 @@
 //! from its settings table `[switch.NAME]`. Dispatch is a `match` over [`Queues`], generated
 //! from the list: no `dyn` on the hot path.
 
+use super::Pooling;
 use crate::config::SwitchConfig;
 use crate::error::ConfigResult;
-use crate::ids::{PacketId, PortId};
+use crate::ids::{NodeId, PacketId, PortId};
 use crate::plugin::{Kind, NoSettings, Settings};
 
 /// The registry: `module::Type` of every organization; the module's name is the value of
@@ -23,22 +24,47 @@ macro_rules! organizations {
             voq::Voq,
             fifo::Fifo,
             bypass::Bypass,
+            voqnet::VoqNet,
         }
     };
 }
 
+/// What a packet leaving a buffer changes: the packets the buffer now newly offers an output
+/// (at most two: the next for the same output, and under `voqnet` the new head of the leaving
+/// packet's destination queue, bound elsewhere), and whether only `fifo_head` may leave the
+/// buffer now (a bypass FIFO at its limit).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Popped {
+    pub next: [Option<PacketId>; 2],
+    pub pinned: bool,
+}
+
+impl Popped {
+    /// The buffer offers `next` (if anything) to its output, and nothing else changed.
+    pub fn one(next: Option<PacketId>) -> Popped {
+        Popped { next: [next, None], pinned: false }
+    }
+}
+
 /// The packets of one input buffer (port, VC), in the organization's order. Byte counts are
-/// the buffer's (`InputVc`); an organization keeps packet ids only.
+/// the buffer's (`InputVc`); an organization keeps packet ids (and where it needs them, their
+/// outputs) only.
 pub trait Queueing {
-    /// Queues `pkt`, routed to output `out`; true if it is now what the buffer offers `out`
-    /// (it requests the output).
-    fn push(&mut self, pkt: PacketId, out: PortId) -> bool;
-    /// Takes `pkt`, which the buffer offered `out` and the crossbar granted (or the mechanism
-    /// dropped). Returns what the buffer offers `out` next, and whether only `fifo_head` may
-    /// leave the buffer now (a bypass FIFO at its limit).
-    fn pop(&mut self, pkt: PacketId, out: PortId) -> (Option<PacketId>, bool);
-    /// What the buffer offers output `out`, if anything.
+    /// Queues `pkt` for host `dst`, routed to output `out`; true if it is now what the buffer
+    /// offers `out` (it requests the output).
+    fn push(&mut self, pkt: PacketId, out: PortId, dst: NodeId) -> bool;
+    /// Takes `pkt`, which the buffer offered `out` (`head` or `offer`) and the crossbar granted
+    /// (or the mechanism dropped).
+    fn pop(&mut self, pkt: PacketId, out: PortId) -> Popped;
+    /// What the buffer offers output `out` first, if anything.
     fn head(&self, out: PortId) -> Option<PacketId>;
+    /// The first packet the buffer offers `out` that `fits` accepts, in the buffer's order:
+    /// its head for `out` alone, except where packets wait per destination (`voqnet`), whose
+    /// queues for `out` take turns and each of whose heads may go if its own buffer downstream
+    /// has room.
+    fn offer(&self, out: PortId, fits: &mut dyn FnMut(PacketId) -> bool) -> Option<PacketId> {
+        self.head(out).filter(|&p| fits(p))
+    }
     /// The oldest packet, where it has precedence over the others (a bypass FIFO's head).
     fn fifo_head(&self) -> Option<PacketId> {
         None
@@ -142,16 +168,20 @@ macro_rules! __organizations {
 
         impl Queueing for Queues {
             #[inline]
-            fn push(&mut self, pkt: PacketId, out: PortId) -> bool {
-                match self { $(Queues::$ty(q) => q.push(pkt, out),)* }
+            fn push(&mut self, pkt: PacketId, out: PortId, dst: NodeId) -> bool {
+                match self { $(Queues::$ty(q) => q.push(pkt, out, dst),)* }
             }
             #[inline]
-            fn pop(&mut self, pkt: PacketId, out: PortId) -> (Option<PacketId>, bool) {
+            fn pop(&mut self, pkt: PacketId, out: PortId) -> Popped {
                 match self { $(Queues::$ty(q) => q.pop(pkt, out),)* }
             }
             #[inline]
             fn head(&self, out: PortId) -> Option<PacketId> {
                 match self { $(Queues::$ty(q) => q.head(out),)* }
+            }
+            #[inline]
+            fn offer(&self, out: PortId, fits: &mut dyn FnMut(PacketId) -> bool) -> Option<PacketId> {
+                match self { $(Queues::$ty(q) => q.offer(out, fits),)* }
             }
             #[inline]
             fn fifo_head(&self) -> Option<PacketId> {
@@ -174,9 +204,29 @@ impl Spec {
         Spec::Fifo(NoSettings {})
     }
 
-    /// Whether each virtual output queue of an input fed by a switch has a buffer of its own
-    /// (`[switch.voq] per_output_buffers`).
-    pub fn per_output_buffers(&self) -> bool {
-        matches!(self, Spec::Voq(s) if s.per_output_buffers)
+    /// How an input buffer of this organization is divided into buffers of their own, each with
+    /// credits upstream: per output port where `[switch.voq] per_output_buffers` says so (inputs
+    /// fed by a switch, which routes one hop ahead to know the port), per destination under
+    /// `voqnet`, else shared.
+    pub fn pooling(&self, fed_by_switch: bool) -> Pooling {
+        match self {
+            Spec::Voq(s) if s.per_output_buffers && fed_by_switch => Pooling::PerOutput,
+            Spec::VoqNet(_) => Pooling::PerDestination,
+            _ => Pooling::Shared,
+        }
+    }
+
+    /// Whether some input buffers of this organization are divided (see `pooling`).
+    pub fn divided(&self) -> bool {
+        self.pooling(true) != Pooling::Shared
+    }
+
+    /// The size of one of its buffers of their own per destination, given `input_buffer_*` as
+    /// `in_cap`.
+    pub fn buffer_bytes(&self, in_cap: u32) -> u32 {
+        match self {
+            Spec::VoqNet(s) => s.queue_bytes,
+            _ => in_cap,
+        }
     }
 }

@@ -1,8 +1,8 @@
 //! Virtual output queues (SRP paper §4): a FIFO per output port, so a packet waits only for its
 //! own output (no head-of-line blocking inside the switch; the thesis' "VOQsw").
 
-use super::{Queueing, Registered};
-use crate::ids::{PacketId, PortId};
+use super::{Popped, Queueing, Registered};
+use crate::ids::{NodeId, PacketId, PortId};
 use crate::plugin::Settings;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -40,17 +40,17 @@ impl Registered for Voq {
     }
 }
 impl Queueing for Voq {
-    fn push(&mut self, pkt: PacketId, out: PortId) -> bool {
+    fn push(&mut self, pkt: PacketId, out: PortId, _: NodeId) -> bool {
         let q = &mut self.queues[out.idx()];
         q.push_back(pkt);
         q.len() == 1
     }
 
-    fn pop(&mut self, pkt: PacketId, out: PortId) -> (Option<PacketId>, bool) {
+    fn pop(&mut self, pkt: PacketId, out: PortId) -> Popped {
         let q = &mut self.queues[out.idx()];
         let popped = q.pop_front();
         debug_assert_eq!(popped, Some(pkt));
-        (q.front().copied(), false)
+        Popped::one(q.front().copied())
     }
 
     fn head(&self, out: PortId) -> Option<PacketId> {
