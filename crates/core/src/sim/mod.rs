@@ -51,7 +51,7 @@ use crate::rng::{stream, Family, Stream};
 use crate::routing::Routing;
 use crate::stats::{Flows, Stats, Summary, SummaryContext, ZeroLoad};
 use crate::switch::queues::Spec;
-use crate::switch::{Credits, Pooling, Switch, VcSpec};
+use crate::switch::{Credits, Switch, VcSpec};
 use crate::time::{ps_from_ns, Rate, Time};
 use crate::topology::Topology;
 use crate::traffic::{self, Traffic};
@@ -371,9 +371,10 @@ impl<M: Mechanism> Sim<M> {
         // A NIC's credits for each VC of its switch's input, divided as that input is.
         let nic_credits: Vec<Credits> = vcs
             .iter()
-            .map(|v| match v.queue.pooling(false) {
-                Pooling::PerDestination => Credits::new(Pooling::PerDestination, topo.hosts(), v.queue.buffer_bytes(in_cap)),
-                _ => Credits::new(Pooling::Shared, 1, in_cap),
+            .map(|v| {
+                let pooling = v.queue.pooling(false);
+                let (own, capacity) = v.queue.buffers(pooling, 0, topo.hosts(), in_cap);
+                Credits::new(pooling, own.max(1), capacity)
             })
             .collect();
         let mut nics: Vec<Nic> = (0..topo.hosts()).map(|h| Nic::new(topo.host_out[h], topo.host_in[h], nic_credits.clone())).collect();

@@ -226,9 +226,9 @@ impl<M: Mechanism> Sim<M> {
         let (nic, bytes) = (&self.nics[node.idx()], self.head_bytes(qp));
         match self.p.tx_fifo {
             0 => {
+                // A NIC's packets carry no lookahead: its switch's inputs are never divided per output.
                 let credits = &nic.credits[vc as usize];
-                let pool = credits.pooling.pool(PortId(0), self.qps.slots[qp.idx()].dst) as usize;
-                credits.free[pool] >= bytes
+                credits.free[credits.pool_of(self.qps.slots[qp.idx()].dst, None)] >= bytes
             }
             cap => nic.tx_bytes + bytes <= cap,
         }

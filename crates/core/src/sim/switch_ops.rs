@@ -311,12 +311,8 @@ impl<M: Mechanism> Sim<M> {
                     let (i, mut pkt) = (PortId(i as u16), head(i));
                     if o.vcs[self.out_vc(self.slab.get(pkt)) as usize].pooled() {
                         // The first packet the input offers whose downstream buffer it may take.
-                        let offers = &sw.inputs[i.idx()][vc as usize].queues;
-                        let turn = |q: PacketId| {
-                            let ovc = self.out_vc(self.slab.get(q));
-                            blocked & 1 << ovc == 0 && self.pool_turn(s, out, vc, requesters, i, q)
-                        };
-                        match offers.offer(out, &mut { turn }) {
+                        let mut may_take = |q: PacketId| blocked & 1 << self.out_vc(self.slab.get(q)) == 0 && self.pool_turn(s, out, vc, requesters, i, q);
+                        match sw.inputs[i.idx()][vc as usize].queues.offer(out, &mut may_take) {
                             Some(q) => pkt = q,
                             None => continue,
                         }
@@ -356,11 +352,11 @@ impl<M: Mechanism> Sim<M> {
                 return true;
             }
             rest &= !(1 << j);
-            let same = |r: PacketId| {
+            let mut same = |r: PacketId| {
                 let r = self.slab.get(r);
                 self.out_vc(r) == ovc && v.credits.pool(r) == pool
             };
-            if sw.inputs[j as usize][vc as usize].queues.offer(out, &mut { same }).is_some() {
+            if sw.inputs[j as usize][vc as usize].queues.offer(out, &mut same).is_some() {
                 return false;
             }
         }

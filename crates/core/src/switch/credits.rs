@@ -45,13 +45,19 @@ impl Credits {
         Credits { free: vec![capacity; buffers], pooling, capacity }
     }
 
-    /// The counter `p` draws on: its lookahead port (per-output buffers), its destination, or
-    /// the one buffer.
+    /// The counter `p` draws on (`pool_of`).
     #[inline]
     pub fn pool<H>(&self, p: &Packet<H>) -> usize {
-        match (self.pooling, p.ahead) {
-            (Pooling::PerOutput, Some((port, _))) => port.idx(),
-            (Pooling::PerDestination, _) => p.dst.idx(),
+        self.pool_of(p.dst, p.ahead.map(|(port, _)| port))
+    }
+
+    /// The counter a packet for `dst` draws on: its lookahead port `ahead` (per-output buffers),
+    /// its destination, or the one buffer.
+    #[inline]
+    pub fn pool_of(&self, dst: NodeId, ahead: Option<PortId>) -> usize {
+        match (self.pooling, ahead) {
+            (Pooling::PerOutput, Some(port)) => port.idx(),
+            (Pooling::PerDestination, _) => dst.idx(),
             _ => 0,
         }
     }

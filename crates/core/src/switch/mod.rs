@@ -100,7 +100,7 @@ impl OutputVc {
     /// output buffer never holds a packet waiting for credits behind which others wait.
     #[inline]
     pub fn pooled(&self) -> bool {
-        !self.turn.is_empty()
+        self.credits.pooling != Pooling::Shared
     }
 }
 
@@ -173,20 +173,13 @@ impl Switch {
     /// end of port `p`, `None` for a host: how a VC's organization divides its buffers may
     /// depend on what feeds them (`Spec::pooling`).
     pub fn new(ports: usize, hosts: usize, vcs: &[VcSpec], capacity: u32, neighbour: impl Fn(PortId) -> Option<usize>, rng: Stream) -> Switch {
-        // How many buffers of their own an input of a switch with `ports` ports has, and each
-        // one's size.
-        let buffers = |v: &VcSpec, pooling: Pooling, ports: usize| match pooling {
-            Pooling::Shared => (0, capacity),
-            Pooling::PerOutput => (ports, capacity),
-            Pooling::PerDestination => (hosts, v.queue.buffer_bytes(capacity)),
-        };
         let inputs = (0..=ports)
             .map(|p| {
                 vcs.iter()
                     .map(|v| {
                         // The local input has no upstream: one buffer.
                         let pooling = if p < ports { v.queue.pooling(neighbour(PortId::new(p)).is_some()) } else { Pooling::Shared };
-                        let (own, capacity) = buffers(v, pooling, ports);
+                        let (own, capacity) = v.queue.buffers(pooling, ports, hosts, capacity);
                         InputVc { queues: v.queue.build(ports), queued: 0, bytes: 0, pooling, pools: vec![0; own], capacity, peak: 0 }
                     })
                     .collect()
@@ -200,7 +193,7 @@ impl Switch {
                         let next = neighbour(PortId::new(p));
                         // A host takes what arrives into one buffer.
                         let pooling = if next.is_some() { v.queue.pooling(true) } else { Pooling::Shared };
-                        let (own, capacity) = buffers(v, pooling, next.unwrap_or(0));
+                        let (own, capacity) = v.queue.buffers(pooling, next.unwrap_or(0), hosts, capacity);
                         let credits = Credits::new(pooling, own.max(1), capacity);
                         OutputVc { fifo: VecDeque::new(), bytes: 0, peak: 0, credits, turn: vec![0; own] }
                     })

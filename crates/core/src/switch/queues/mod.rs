@@ -221,12 +221,15 @@ impl Spec {
         self.pooling(true) != Pooling::Shared
     }
 
-    /// The size of one of its buffers of their own per destination, given `input_buffer_*` as
-    /// `in_cap`.
-    pub fn buffer_bytes(&self, in_cap: u32) -> u32 {
-        match self {
-            Spec::VoqNet(s) => s.queue_bytes,
-            _ => in_cap,
+    /// How many buffers of their own an input divided by `pooling` has, on a switch with
+    /// `ports` ports in a network of `hosts` hosts, and each one's size (`in_cap`, from
+    /// `input_buffer_*`, unless the organization sizes them).
+    pub fn buffers(&self, pooling: Pooling, ports: usize, hosts: usize, in_cap: u32) -> (usize, u32) {
+        match (pooling, self) {
+            (Pooling::Shared, _) => (0, in_cap),
+            (Pooling::PerOutput, _) => (ports, in_cap),
+            (Pooling::PerDestination, Spec::VoqNet(s)) => (hosts, s.queue_bytes),
+            (Pooling::PerDestination, _) => (hosts, in_cap),
         }
     }
 }
