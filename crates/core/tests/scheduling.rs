@@ -246,6 +246,53 @@ fn voqnet_keeps_a_congested_destination_from_holding_up_any_other() {
     assert_close("VOQnet: to H", to_h(&voqnet), to_h(&per_output), 0.005);
 }
 
+// FBICM (thesis Paper V): the same flows with an NFQ and two CFQs per input. H's packets fill
+// S2's NFQ from S1, which isolates them in a CFQ; that CFQ fills, sends its line up to S1, whose
+// inputs isolate H's packets too, and stops S1 from sending them; S1's CFQs stop the NICs. A's
+// packets for D then pass as under VOQnet, with a few queues per input instead of one per host.
+#[test]
+fn fbicm_isolates_a_congested_destination_in_a_few_queues() {
+    let with_a_hot = behind_a_link() + "[[traffic]]\nname = \"A_hot\"\npattern = \"flow\"\nsrc = \"A\"\ndest = \"H\"\nload = 0.02\narrival = \"periodic\"\n";
+    let run_with = |o: &[&str]| run_config(&config_with(&with_a_hot, o));
+    // The thesis' thresholds in MTUs (Paper V §V-A: Stop 10, Go 4), here of 256 bytes, in a
+    // buffer of 32.
+    let fbicm = run_with(&[
+        "switch.input_queues=\"fbicm\"",
+        "switch.input_buffer_packets=32",
+        "switch.fbicm.detect_bytes=2048",
+        "switch.fbicm.propagate_bytes=1024",
+        "switch.fbicm.stop_bytes=2560",
+        "switch.fbicm.go_bytes=1024",
+    ]);
+    let fifo = run_with(&["switch.input_queues=\"fifo\"", "switch.input_buffer_packets=32"]);
+    assert_close("FBICM: A to D", fbicm.classes["A_cold"].accepted, 0.9, 0.02);
+    assert_close("FBICM: A to H", fbicm.classes["A_hot"].accepted, 0.02, 0.002);
+    // One FIFO per input: A to D waits behind H's packets.
+    assert!(fifo.classes["A_cold"].accepted < 0.3, "FIFO: A to D {}", fifo.classes["A_cold"].accepted);
+    let to_h = |s: &lossless_core::Summary| s.classes["A_hot"].accepted + s.classes["B"].accepted + s.classes["C"].accepted;
+    assert_close("FBICM: to H", to_h(&fbicm), to_h(&fifo), 0.005);
+}
+
+// Every CFQ, CAM line and NIC stop of FBICM is released once its tree has gone: the thesis'
+// Paper V network #3 with its hot spot from 0.1 to 0.3 ms under half-load uniform traffic, drained
+// by 1 ms.
+#[test]
+fn fbicm_releases_its_queues_after_the_tree_has_gone() {
+    let cfg = config_with(
+        &example("isolation/fattree64_hotspot.toml"),
+        &["switch.input_queues=\"fbicm\"", "simulation.measure_ns=1000000", "traffic.0.load=0.5", "traffic.1.start_ns=100000", "traffic.1.stop_ns=300000"],
+    );
+    let mut sim = lossless_core::Sim::new(&cfg, lossless_core::cc::none::NoCc).unwrap();
+    // Midway through the hot spot (picoseconds).
+    sim.run_until(200_000_000, &mut |_| std::ops::ControlFlow::Continue(())).unwrap();
+    let during = sim.isolation_in_use();
+    let end = sim.end();
+    sim.run_until(end, &mut |_| std::ops::ControlFlow::Continue(())).unwrap();
+    sim.check_invariants().unwrap();
+    assert!(during > 0, "the hot spot is isolated while it lasts");
+    assert_eq!(sim.isolation_in_use(), 0, "released after it");
+}
+
 // Read ports (the thesis' Paper VI switches give each virtual output queue its own): H0's
 // 20 Gb/s link feeds two 10 Gb/s outputs through a crossbar of half its rate (10 Gb/s). One
 // read port moves one packet at a time, 10 Gb/s out of the input in all: 5 Gb/s to each of H1

@@ -14,6 +14,9 @@ pub enum Event {
     PauseEnd { ch: ChannelId, vc: Vc },
     /// The receiver at the far end of `ch` refreshes its PAUSE on VC `vc` if it still holds it.
     PauseRefresh { ch: ChannelId, vc: Vc },
+    /// A CFQ of the input at the far end of `ch` tells its sender about `dst`'s packets on
+    /// `vc` (`input_queues = "fbicm"`, `sim::isolation`).
+    Isolation { ch: ChannelId, vc: Vc, dst: NodeId, signal: crate::switch::queues::fbicm::Signal },
     /// Channel `ch` finished serializing a packet (or a deferred start is due).
     LinkFree { ch: ChannelId },
     /// The crossbar finished moving a packet's tail (`bytes` on `vc`) from input `inp` to output
@@ -52,7 +55,7 @@ impl Event {
     #[inline]
     pub fn priority(&self) -> u8 {
         match self {
-            Event::Credit { .. } | Event::Pause { .. } | Event::PauseEnd { .. } | Event::PauseRefresh { .. } => 0,
+            Event::Credit { .. } | Event::Pause { .. } | Event::PauseEnd { .. } | Event::PauseRefresh { .. } | Event::Isolation { .. } => 0,
             Event::LinkFree { .. } => 1,
             Event::XbarDone { .. } => 2,
             Event::TailIn { .. } => 3,
@@ -70,9 +73,12 @@ impl Event {
     #[inline]
     pub fn entity(&self) -> u64 {
         match *self {
-            Event::Credit { ch, .. } | Event::Pause { ch, .. } | Event::PauseEnd { ch, .. } | Event::PauseRefresh { ch, .. } | Event::LinkFree { ch } => {
-                ch.0 as u64
-            }
+            Event::Credit { ch, .. }
+            | Event::Pause { ch, .. }
+            | Event::PauseEnd { ch, .. }
+            | Event::PauseRefresh { ch, .. }
+            | Event::Isolation { ch, .. }
+            | Event::LinkFree { ch } => ch.0 as u64,
             Event::XbarDone { sw, out, .. } => ((sw.0 as u64) << 6) | out.0 as u64,
             Event::TailIn { sw, port, .. } | Event::HeadCheck { sw, port, .. } => ((sw.0 as u64) << 6) | port.0 as u64,
             Event::HeadArrive { ch, .. } | Event::Deliver { ch, .. } => ch.0 as u64,

@@ -71,6 +71,9 @@ pub struct Nic {
     /// order, of which only the head waits for the link.
     pub tx: VecDeque<PacketId>,
     pub tx_bytes: u32,
+    /// Destinations the first switch's input told it to stop sending (`input_queues =
+    /// "fbicm"`'s Stop & Go, thesis Paper V §IV-A).
+    pub stopped: Vec<NodeId>,
 }
 
 impl Nic {
@@ -87,6 +90,7 @@ impl Nic {
             wake_at: None,
             tx: VecDeque::new(),
             tx_bytes: 0,
+            stopped: Vec::new(),
         }
     }
 }

@@ -34,6 +34,7 @@ macro_rules! mech_ctx {
 
 mod deadlock;
 mod invariants;
+mod isolation;
 mod lossy;
 pub mod memory;
 mod nic_ops;
@@ -269,6 +270,8 @@ pub struct Sim<M: Mechanism> {
     pub(crate) copies: Copies,
     /// Reused buffer for the contents handed to `Mechanism::on_input_full`.
     pub(crate) scratch: Vec<(u64, PortId)>,
+    /// What an isolating input's last change asks (`isolation::isolation_effects`), reused.
+    effects: Vec<crate::switch::queues::fbicm::Effect>,
     /// Next data packet identity.
     pub(crate) next_uid: u64,
     pub(crate) watchdog: deadlock::Watchdog,
@@ -358,6 +361,32 @@ impl<M: Mechanism> Sim<M> {
                 ));
             }
         }
+        if let Spec::Fbicm(q) = &data_queue {
+            let refuse = |why: String| Err(ConfigError::new("switch.input_queues", format!("`fbicm` {why}")));
+            if !flow.credits() {
+                return refuse("holds a congested destination's packets upstream with Stop & Go beside credits: set flow_control.kind = \"credits\"".into());
+            }
+            if phases > 1 {
+                return refuse(format!(
+                    "names a congested flow by its destination on one VC, and `{}` moves packets to another VC along the route: choose a routing with one VC set (e.g. a fat tree's nca or dmodk)",
+                    cfg.routing.algorithm
+                ));
+            }
+            for (key, bytes) in [("detect_bytes", q.detect_bytes), ("stop_bytes", q.stop_bytes)] {
+                if bytes >= in_cap {
+                    return Err(ConfigError::new(
+                        format!("switch.fbicm.{key}"),
+                        format!("{bytes} is not below the input buffer ({in_cap} bytes, switch.input_buffer_*), which never holds that much: lower it or enlarge the buffer"),
+                    ));
+                }
+            }
+            if M::HOOKS.queue_head || M::HOOKS.request {
+                return refuse(format!(
+                    "moves packets between an input's queues, which `{}` watches packet by packet at the queue heads: choose another organization",
+                    mech.name()
+                ));
+            }
+        }
         let neighbour = |node: &crate::topology::SwitchNode, p: PortId| match topo.channels[node.ports[p.idx()].out.idx()].to {
             Endpoint::Switch(n, _) => Some(topo.switches[n.idx()].ports.len()),
             Endpoint::Host(_) => None,
@@ -440,6 +469,7 @@ impl<M: Mechanism> Sim<M> {
             deferred: Vec::new(),
             copies: Copies::default(),
             scratch: Vec::new(),
+            effects: Vec::new(),
             next_uid: 1,
             watchdog: deadlock::Watchdog::new(watchdog_timeout(cfg, &topo)),
             deadlock: None,
@@ -556,6 +586,7 @@ impl<M: Mechanism> Sim<M> {
                 }
                 Endpoint::Switch(s, p) => self.link_free(s, p),
             },
+            Event::Isolation { ch, vc, dst, signal } => self.isolation_signal(ch, vc, dst, signal),
             Event::XbarDone { sw, inp, out, vc, bytes, occupied } => self.xbar_done(sw, inp, out, vc, bytes, occupied),
             Event::HeadArrive { ch, pkt } => self.head_arrive(ch, pkt),
             Event::TailIn { sw, port, vc } => self.tail_in(sw, port, vc),

@@ -219,11 +219,14 @@ impl<M: Mechanism> Sim<M> {
         false
     }
 
-    /// The next data packet of send queue `qp` may leave on `vc`: the first switch has credits
-    /// for it (in its destination's buffer, if that input has one per destination), or the
-    /// transmit FIFO has room.
+    /// The next data packet of send queue `qp` may leave on `vc`: its destination is not
+    /// stopped (`Nic::stopped`), and the first switch has credits for it (in its destination's
+    /// buffer, if that input has one per destination), or the transmit FIFO has room.
     fn room_for_data(&self, node: NodeId, vc: u8, qp: QpId) -> bool {
         let (nic, bytes) = (&self.nics[node.idx()], self.head_bytes(qp));
+        if !nic.stopped.is_empty() && nic.stopped.contains(&self.qps.slots[qp.idx()].dst) {
+            return false;
+        }
         match self.p.tx_fifo {
             0 => {
                 // A NIC's packets carry no lookahead: its switch's inputs are never divided per output.

@@ -57,6 +57,7 @@ impl<M: Mechanism> Sim<M> {
         if is_head {
             self.request(s, port, pkt);
         }
+        self.isolation_effects(s, port, vc);
     }
 
     /// The tail of an arrival is in input (`port`, `vc`) of switch `s`, which had no room for
@@ -152,7 +153,7 @@ impl<M: Mechanism> Sim<M> {
 
     /// `pkt` reached the head of its input queue, its pipeline latency spent: it requests its
     /// output (or its mechanism drops it there).
-    fn request(&mut self, s: SwitchId, port: PortId, pkt: PacketId) {
+    pub(super) fn request(&mut self, s: SwitchId, port: PortId, pkt: PacketId) {
         if M::HOOKS.queue_head && !self.judge_head(s, port, pkt) {
             self.drop_head(s, port, pkt);
             return;
@@ -234,6 +235,7 @@ impl<M: Mechanism> Sim<M> {
         for n in next.into_iter().flatten() {
             self.request(s, port, n);
         }
+        self.isolation_effects(s, port, p.vc);
     }
 
     /// Takes `pkt`, the head of input `port`'s queue for `out` on `vc`, out of its queues and
@@ -309,9 +311,14 @@ impl<M: Mechanism> Sim<M> {
                     }
                     cand &= !(1 << i);
                     let (i, mut pkt) = (PortId(i as u16), head(i));
-                    if o.vcs[self.out_vc(self.slab.get(pkt)) as usize].pooled() {
-                        // The first packet the input offers whose downstream buffer it may take.
-                        let mut may_take = |q: PacketId| blocked & 1 << self.out_vc(self.slab.get(q)) == 0 && self.pool_turn(s, out, vc, requesters, i, q);
+                    let pooled = o.vcs[self.out_vc(self.slab.get(pkt)) as usize].pooled();
+                    if pooled || !o.cam.is_empty() {
+                        // The first packet the input offers that the input downstream has not
+                        // stopped (congested-flow isolation) and whose buffer there it may take.
+                        let mut may_take = |q: PacketId| {
+                            let p = self.slab.get(q);
+                            !o.stopped(vc, p.dst) && (!pooled || blocked & 1 << self.out_vc(p) == 0 && self.pool_turn(s, out, vc, requesters, i, q))
+                        };
                         match sw.inputs[i.idx()][vc as usize].queues.offer(out, &mut may_take) {
                             Some(q) => pkt = q,
                             None => continue,
@@ -429,6 +436,7 @@ impl<M: Mechanism> Sim<M> {
         for n in next.into_iter().flatten() {
             self.request(s, i, n);
         }
+        self.isolation_effects(s, i, vc);
         self.try_link(s, out);
     }
 

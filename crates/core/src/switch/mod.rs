@@ -49,7 +49,7 @@ impl InputVc {
             *held += bytes;
         }
         self.peak = self.peak.max(self.held(pool));
-        self.queues.push(pkt, out, dst)
+        self.queues.push(pkt, out, dst, bytes)
     }
 
     /// Takes `pkt` (`bytes` long), offered to output `out`, out of the queues (its bytes stay in
@@ -134,9 +134,27 @@ pub struct Output {
     /// Link time taken by control packets interleaved into the current transmission: the link
     /// frees that much later.
     pub stretch: crate::time::Time,
+    /// The CAM of congested-flow isolation (`input_queues = "fbicm"`): a line per destination
+    /// the input downstream isolates, and whether it stopped them (thesis Paper V §IV-A).
+    pub cam: Vec<CamLine>,
+}
+
+/// A line of an output's CAM: the input at the far end of the link isolates `dst`'s packets on
+/// `vc` in a CFQ, and has told the output to hold them (`stopped`) or not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CamLine {
+    pub vc: Vc,
+    pub dst: NodeId,
+    pub stopped: bool,
 }
 
 impl Output {
+    /// Whether the input downstream told this output to hold `dst`'s packets on `vc`.
+    #[inline]
+    pub fn stopped(&self, vc: Vc, dst: NodeId) -> bool {
+        self.cam.iter().any(|l| l.stopped && l.vc == vc && l.dst == dst)
+    }
+
     /// The port's queue length as adaptive routing reads it: bytes waiting for it in the
     /// switch's input buffers, in its output buffer and downstream (credits in use), over all
     /// VCs.
@@ -209,6 +227,7 @@ impl Switch {
                 sending: None,
                 crossing: 0,
                 stretch: 0,
+                cam: Vec::new(),
             })
             .collect();
         Switch { inputs, outputs, in_busy: 0, in_reads: vec![0; ports + 1], in_req: vec![0; ports + 1], pinned: vec![0; vcs.len()], ports, rng }

@@ -58,7 +58,7 @@ impl Registered for Bypass {
 }
 
 impl Queueing for Bypass {
-    fn push(&mut self, pkt: PacketId, out: PortId, _: NodeId) -> bool {
+    fn push(&mut self, pkt: PacketId, out: PortId, _: NodeId, _: u32) -> bool {
         let q = &mut self.queues[out.idx()];
         q.push_back(pkt);
         self.order.push_back(pkt);
@@ -115,7 +115,7 @@ mod tests {
         let mut b = Bypass::new(&BypassSettings { limit: 2 }, 2);
         // Packet 0 (the FIFO head) waits for output 0; 1, 2 and 3 go to output 1.
         for (pkt, out) in [(0, 0), (1, 1), (2, 1), (3, 1)] {
-            b.push(PacketId(pkt), PortId(out), NodeId(0));
+            b.push(PacketId(pkt), PortId(out), NodeId(0), 1);
         }
         let popped = |next: Option<u32>, pinned| Popped { next: [next.map(PacketId), None], pinned };
         assert_eq!(b.pop(PacketId(1), PortId(1)), popped(Some(2), false), "first overtaking");

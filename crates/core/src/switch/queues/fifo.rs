@@ -22,7 +22,7 @@ impl Registered for Fifo {
 }
 
 impl Queueing for Fifo {
-    fn push(&mut self, pkt: PacketId, _: PortId, _: NodeId) -> bool {
+    fn push(&mut self, pkt: PacketId, _: PortId, _: NodeId, _: u32) -> bool {
         self.queue.push_back(pkt);
         self.queue.len() == 1
     }

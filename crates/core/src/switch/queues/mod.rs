@@ -25,6 +25,7 @@ macro_rules! organizations {
             fifo::Fifo,
             bypass::Bypass,
             voqnet::VoqNet,
+            fbicm::Fbicm,
         }
     };
 }
@@ -50,9 +51,9 @@ impl Popped {
 /// the buffer's (`InputVc`); an organization keeps packet ids (and where it needs them, their
 /// outputs) only.
 pub trait Queueing {
-    /// Queues `pkt` for host `dst`, routed to output `out`; true if it is now what the buffer
-    /// offers `out` (it requests the output).
-    fn push(&mut self, pkt: PacketId, out: PortId, dst: NodeId) -> bool;
+    /// Queues `pkt` (`bytes` long) for host `dst`, routed to output `out`; true if it is now
+    /// what the buffer offers `out` (it requests the output).
+    fn push(&mut self, pkt: PacketId, out: PortId, dst: NodeId, bytes: u32) -> bool;
     /// Takes `pkt`, which the buffer offered `out` (`head` or `offer`) and the crossbar granted
     /// (or the mechanism dropped).
     fn pop(&mut self, pkt: PacketId, out: PortId) -> Popped;
@@ -168,8 +169,8 @@ macro_rules! __organizations {
 
         impl Queueing for Queues {
             #[inline]
-            fn push(&mut self, pkt: PacketId, out: PortId, dst: NodeId) -> bool {
-                match self { $(Queues::$ty(q) => q.push(pkt, out, dst),)* }
+            fn push(&mut self, pkt: PacketId, out: PortId, dst: NodeId, bytes: u32) -> bool {
+                match self { $(Queues::$ty(q) => q.push(pkt, out, dst, bytes),)* }
             }
             #[inline]
             fn pop(&mut self, pkt: PacketId, out: PortId) -> Popped {

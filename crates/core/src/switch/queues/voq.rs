@@ -40,7 +40,7 @@ impl Registered for Voq {
     }
 }
 impl Queueing for Voq {
-    fn push(&mut self, pkt: PacketId, out: PortId, _: NodeId) -> bool {
+    fn push(&mut self, pkt: PacketId, out: PortId, _: NodeId, _: u32) -> bool {
         let q = &mut self.queues[out.idx()];
         q.push_back(pkt);
         q.len() == 1

@@ -63,7 +63,7 @@ impl VoqNet {
 }
 
 impl Queueing for VoqNet {
-    fn push(&mut self, pkt: PacketId, out: PortId, dst: NodeId) -> bool {
+    fn push(&mut self, pkt: PacketId, out: PortId, dst: NodeId, _: u32) -> bool {
         let q = self.queues.entry(dst).or_default();
         q.push_back((pkt, out));
         if q.len() > 1 {
@@ -152,10 +152,10 @@ mod tests {
     fn destinations_take_turns_and_never_block_each_other() {
         let mut v = VoqNet::new(&VoqNetSettings::default(), 2);
         // Destinations 7 and 8 both leave by output 0; 9 by output 1, behind nobody.
-        assert!(v.push(PacketId(0), PortId(0), NodeId(7)));
-        assert!(!v.push(PacketId(1), PortId(0), NodeId(7)));
-        assert!(!v.push(PacketId(2), PortId(0), NodeId(8)));
-        assert!(v.push(PacketId(3), PortId(1), NodeId(9)), "another output's packet is offered at once");
+        assert!(v.push(PacketId(0), PortId(0), NodeId(7), 1));
+        assert!(!v.push(PacketId(1), PortId(0), NodeId(7), 1));
+        assert!(!v.push(PacketId(2), PortId(0), NodeId(8), 1));
+        assert!(v.push(PacketId(3), PortId(1), NodeId(9), 1), "another output's packet is offered at once");
         assert_eq!(v.head(PortId(1)), Some(PacketId(3)));
         // Destination 7's buffer downstream is full: 8's head is offered instead.
         assert_eq!(v.offer(PortId(0), &mut |p| p != PacketId(0)), Some(PacketId(2)));
@@ -169,8 +169,8 @@ mod tests {
     fn a_head_for_another_output_is_offered_there() {
         // Adaptive routes: one destination's packets leave by different ports.
         let mut v = VoqNet::new(&VoqNetSettings::default(), 2);
-        v.push(PacketId(0), PortId(0), NodeId(5));
-        v.push(PacketId(1), PortId(1), NodeId(5));
+        v.push(PacketId(0), PortId(0), NodeId(5), 1);
+        v.push(PacketId(1), PortId(1), NodeId(5), 1);
         assert_eq!(v.head(PortId(1)), None, "it waits behind its destination's head");
         assert_eq!(pop(&mut v, 0, 0), [None, Some(1)]);
         assert_eq!(v.head(PortId(1)), Some(PacketId(1)));
