@@ -147,4 +147,4 @@ def main(argv: list[str]) -> int:
     return 0 if all_ok else 1
 
 
-from . import accurate, cbcm, ibcc, santos, srp  # noqa: E402,F401  (register their targets)
+from . import accurate, cbcm, ibcc, isolation, santos, srp  # noqa: E402,F401  (register their targets)

@@ -163,6 +163,10 @@ pub struct OutputView {
     pub voq_max_bytes: u32,
     pub voq_sum_bytes: u32,
     pub contributors: u32,
+    /// With `Hooks::voq_detail` and `input_queues = "fbicm"`: the fullest CFQ of the switch whose
+    /// packets take this output and whose destination no CAM line of this output names, so
+    /// that the congestion point is this output (CCFIT's root CFQs, thesis Paper V §IV-B); else 0.
+    pub root_cfq_bytes: u32,
 }
 
 /// A switch input VC's request for an output, for the packet at the head of its queue

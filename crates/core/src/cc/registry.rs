@@ -41,6 +41,11 @@ pub trait Registered: Mechanism + Sized {
     const DOC: &'static str;
     /// The contents of `[cc.NAME]`.
     type Settings: Settings;
+    /// Refuses settings that contradict the rest of `cfg` (a field alone is checked by
+    /// `Settings::validate`).
+    fn check(_cfg: &Config, _settings: &Self::Settings) -> ConfigResult<()> {
+        Ok(())
+    }
     fn new(cfg: &Config, settings: Self::Settings) -> Self;
 }
 
@@ -49,7 +54,9 @@ pub const KIND: Kind = Kind { section: "cc", selector: "mechanism", what: "mecha
 
 /// Builds mechanism `M` (named `cfg.cc.mechanism`) from its `[cc.NAME]` table.
 pub fn build<M: Registered>(cfg: &Config) -> ConfigResult<M> {
-    Ok(M::new(cfg, KIND.settings(&cfg.cc.mechanism, &cfg.cc.settings)?))
+    let settings = KIND.settings(&cfg.cc.mechanism, &cfg.cc.settings)?;
+    M::check(cfg, &settings)?;
+    Ok(M::new(cfg, settings))
 }
 
 /// `[cc.NAME]` of the mechanism `m` built from `cfg`, every default written out.

@@ -558,6 +558,7 @@ impl<M: Mechanism> Sim<M> {
             voq_max_bytes: queued,
             voq_sum_bytes: queued,
             contributors: 0,
+            root_cfq_bytes: 0,
         };
         if interleave {
             ovc.bytes -= bytes;
@@ -569,6 +570,9 @@ impl<M: Mechanism> Sim<M> {
         }
         if M::HOOKS.voq_detail && self.vcs[vc as usize].queue.per_output() {
             (view.voq_max_bytes, view.voq_sum_bytes, view.contributors) = self.voq_detail(s, port, vc);
+        }
+        if M::HOOKS.voq_detail && matches!(self.vcs[vc as usize].queue, crate::switch::queues::Spec::Fbicm(_)) {
+            view.root_cfq_bytes = self.switches[s.idx()].root_cfq_bytes(port, vc);
         }
         if M::HOOKS.transmit {
             let mut copy = *self.slab.get(pkt);

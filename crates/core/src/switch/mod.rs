@@ -249,6 +249,18 @@ impl Switch {
         self.inputs[port.idx()][vc as usize].pop(pkt, bytes, out)
     }
 
+    /// The fullest CFQ (`input_queues = "fbicm"`) of any input on `vc` whose packets take `out`
+    /// and whose destination `out`'s CAM does not name: the congestion point is `out` itself
+    /// (CCFIT's root CFQs, thesis Paper V §IV-B event #7).
+    pub fn root_cfq_bytes(&self, out: PortId, vc: Vc) -> u32 {
+        let o = &self.outputs[out.idx()];
+        let roots = self.inputs.iter().filter_map(|i| match &i[vc as usize].queues {
+            Queues::Fbicm(f) => f.cfqs_for(out).filter(|&(dst, _)| !o.cam.iter().any(|l| l.vc == vc && l.dst == dst)).map(|(_, b)| b).max(),
+            _ => None,
+        });
+        roots.max().unwrap_or(0)
+    }
+
     /// Input `i` no longer requests output `out` on `vc` (its head was granted or dropped).
     pub fn withdraw(&mut self, i: PortId, out: PortId, vc: Vc) {
         let o = &mut self.outputs[out.idx()];

@@ -23,6 +23,7 @@ pub use settings::*;
 
 use crate::cc::{throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, Registered, VcRole, CONTROL_AND_DATA_VCS};
 use crate::config::Config;
+use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
 use crate::packet::{Packet, PacketKind};
 use crate::time::{ps_from_ns, Time};
@@ -80,7 +81,7 @@ otherwise.
 | key | default | meaning |
 |---|---|---|
 | `threshold` | `15` | Threshold weight 0-15 [thesis §2.3.2]: 0 never marks, 1 is the highest threshold, 15 the lowest. Mapped to bytes as (16 - w)/16 of one input buffer (our rule: the thesis leaves the mapping to the switch designer). |
-| `threshold_mode` | `"voq"` | What the threshold is compared with (Paper I's three modes, §3.2.1): `voq`, the fullest VoQ for the output; `sum`, the sum of its VoQs; `sum_per_input`, the sum against the threshold divided by the number of inputs contributing. `voq` is Paper II's per-VoQ detection [Paper II §IV-C]. Each counts a packet until the crossbar takes it, so the packet being sent is not in the level it is marked by. |
+| `threshold_mode` | `"voq"` | What the threshold is compared with (Paper I's three modes, §3.2.1): `voq`, the fullest VoQ for the output; `sum`, the sum of its VoQs; `sum_per_input`, the sum against the threshold divided by the number of inputs contributing; `cfq`, CCFIT's (thesis Paper V §IV-B): the fullest root CFQ for the output under `switch.input_queues = "fbicm"` (one whose destination the output's CAM does not name), the port a root whatever its credits. `voq` is Paper II's per-VoQ detection [Paper II §IV-C]. Each counts a packet until the crossbar takes it, so the packet being sent is not in the level it is marked by. |
 | `hysteresis_bytes` | `0` | Upper minus lower threshold (Paper II §IV-B): the port enters the congestion state above the upper threshold and leaves it at or below the lower one. 0: a single threshold. Paper II needs more than 1 MTU and used about 3 MTU. |
 | `victim_mask` | `true` | Victim_Mask on every switch port facing a channel adapter [thesis §2.3.2; Paper II §III footnote 1]: such a port enters the congestion state without credits too. Other ports enter it only as roots (with credits for another packet after the one leaving). |
 | `marking_rate` | `1` | Marking_Rate: mean number of eligible packets between marked ones [thesis §2.3.2]. |
@@ -106,6 +107,16 @@ examples model Paper III's hardware switches: a single threshold at 64 KiB of a 
 (docs/validation.md); the one-switch example keeps weight 15 for Paper II's simulator.
 "##;
     type Settings = IbCcConfig;
+
+    fn check(cfg: &Config, settings: &IbCcConfig) -> ConfigResult<()> {
+        if settings.threshold_mode == ThresholdMode::Cfq && cfg.switch.input_queues != "fbicm" {
+            return Err(ConfigError::new(
+                "cc.ibcc.threshold_mode",
+                format!("`cfq` reads the CFQs of switch.input_queues = \"fbicm\" (CCFIT), not `{}`: set it, or choose voq, sum or sum_per_input", cfg.switch.input_queues),
+            ));
+        }
+        Ok(())
+    }
 
     fn new(cfg: &Config, settings: IbCcConfig) -> IbCc {
         let c = settings;
@@ -160,10 +171,12 @@ impl IbCc {
                 let n = out.contributors.max(1);
                 (out.voq_sum_bytes, self.upper_bytes / n, self.lower_bytes / n)
             }
+            ThresholdMode::Cfq => (out.root_cfq_bytes, self.upper_bytes, self.lower_bytes),
         };
         // A root has credits for another packet; a victim has none (Victim_Mask overrides
-        // on ports facing channel adapters).
-        let root = out.downstream_credits >= self.data_bytes || (self.cfg.victim_mask && out.to_host);
+        // on ports facing channel adapters). CCFIT's root CFQs say it themselves.
+        let cfq = self.cfg.threshold_mode == ThresholdMode::Cfq;
+        let root = cfq || out.downstream_credits >= self.data_bytes || (self.cfg.victim_mask && out.to_host);
         let was = self.congested.contains(&(sw, port));
         // A single threshold follows occupancy and root state; with hysteresis a port that
         // entered stays until its occupancy falls to the lower threshold.
@@ -336,6 +349,7 @@ mod tests {
             voq_max_bytes: queued,
             voq_sum_bytes: queued,
             contributors: 1,
+            root_cfq_bytes: 0,
         };
         assert!(!m.port_state(SwitchId(0), PortId(0), &view(1024)));
         assert!(m.port_state(SwitchId(0), PortId(0), &view(1025)));
@@ -438,6 +452,7 @@ mod tests {
             voq_max_bytes: 4000,
             voq_sum_bytes: 4000,
             contributors: 2,
+            root_cfq_bytes: 0,
         };
         assert!(!m.port_state(SwitchId(0), PortId(0), &victim));
         let mut masked = ibcc("");

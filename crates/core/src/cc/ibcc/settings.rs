@@ -85,6 +85,10 @@ pub enum ThresholdMode {
     Sum,
     /// The sum against the threshold divided by the number of inputs contributing.
     SumPerInput,
+    /// CCFIT's (thesis Paper V §IV-B, event #7): the fullest CFQ of the switch whose packets
+    /// take the output and whose destination no CAM line of that output names (the tree's
+    /// root is here), with `input_queues = "fbicm"`; the port is a root whatever its credits.
+    Cfq,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]

@@ -265,6 +265,12 @@ impl Fbicm {
         }
     }
 
+    /// The destination and bytes of each CFQ whose packets take `out` (by its head: a route is
+    /// one output per destination).
+    pub fn cfqs_for(&self, out: PortId) -> impl Iterator<Item = (NodeId, u32)> + '_ {
+        self.cfqs.iter().flatten().filter(move |c| c.queue.front().is_some_and(|e| e.out == out)).map(|c| (c.dst, c.bytes))
+    }
+
     /// CFQs allocated now.
     pub fn allocated(&self) -> usize {
         self.cfqs.iter().flatten().count()
