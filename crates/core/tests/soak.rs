@@ -45,7 +45,8 @@ fn every_example_under_every_mechanism_keeps_the_invariants() {
                 let per_output = rng.random_range(0..2u32) == 1 && queues == "voq" && *mechanism != "santos";
                 let divided = per_output || queues == "voqnet";
                 // Stop & Go beside credits: FBICM takes credit flow control too.
-                let credits_only = divided || queues == "fbicm";
+                let isolating = queues == "fbicm" || queues == "hfdi";
+                let credits_only = divided || isolating;
                 let mut overrides = vec![
                     format!("routing.algorithm=\"{}\"", routings[rng.random_range(0..routings.len())]),
                     format!("simulation.seed={}", rng.random_range(1..1_000u32)),
@@ -77,16 +78,19 @@ fn every_example_under_every_mechanism_keeps_the_invariants() {
                 }
                 overrides.push(format!("switch.read_ports={}", [1, 2, 8][rng.random_range(0..3usize)]));
                 let mut cfg = Config::from_table(running(&text, mechanism), &overrides).unwrap_or_else(|e| panic!("{file} {overrides:?}: {e}"));
-                // FBICM's thresholds must lie within the drawn buffer: in the thesis' ratios.
-                if queues == "fbicm" {
+                // The isolation thresholds must lie within the drawn buffer: in the thesis' ratios.
+                if isolating {
                     let cap = cfg.switch.input_buffer_bytes(&cfg.nic);
                     let (quarter, half) = (cap / 4, cap / 2);
-                    overrides.extend([
-                        format!("switch.fbicm.detect_bytes={half}"),
-                        format!("switch.fbicm.stop_bytes={}", quarter + half),
-                        format!("switch.fbicm.go_bytes={quarter}"),
-                        format!("switch.fbicm.propagate_bytes={quarter}"),
-                    ]);
+                    overrides.extend(match queues {
+                        "fbicm" => vec![
+                            format!("switch.fbicm.detect_bytes={half}"),
+                            format!("switch.fbicm.stop_bytes={}", quarter + half),
+                            format!("switch.fbicm.go_bytes={quarter}"),
+                            format!("switch.fbicm.propagate_bytes={quarter}"),
+                        ],
+                        _ => vec![format!("switch.hfdi.hth_bytes={half}"), format!("switch.hfdi.lth_bytes={quarter}")],
+                    });
                     cfg = Config::from_table(running(&text, mechanism), &overrides).unwrap_or_else(|e| panic!("{file} {overrides:?}: {e}"));
                 }
                 // Small buffers on long links leave PFC no headroom (refused, tests/pfc.rs);
@@ -96,12 +100,12 @@ fn every_example_under_every_mechanism_keeps_the_invariants() {
                     let drawn = match e.key.as_str() {
                         "switch.input_buffer_bytes" => "flow_control",
                         "nic.tx_fifo_bytes" => "nic.tx_fifo_bytes",
-                        "switch.input_queues" if queues == "fbicm" => "switch.input_queues",
+                        "switch.input_queues" if isolating => "switch.input_queues",
                         _ => break,
                     };
                     overrides.retain(|o| !o.starts_with(drawn));
                     if drawn == "switch.input_queues" {
-                        overrides.retain(|o| !o.starts_with("switch.fbicm"));
+                        overrides.retain(|o| !o.starts_with("switch.fbicm") && !o.starts_with("switch.hfdi"));
                         overrides.push("switch.input_queues=\"voq\"".into());
                     }
                     cfg = Config::from_table(running(&text, mechanism), &overrides).unwrap_or_else(|e| panic!("{file} {overrides:?}: {e}"));

@@ -14,9 +14,10 @@ pub enum Event {
     PauseEnd { ch: ChannelId, vc: Vc },
     /// The receiver at the far end of `ch` refreshes its PAUSE on VC `vc` if it still holds it.
     PauseRefresh { ch: ChannelId, vc: Vc },
-    /// A CFQ of the input at the far end of `ch` tells its sender about `dst`'s packets on
-    /// `vc` (`input_queues = "fbicm"`, `sim::isolation`).
-    Isolation { ch: ChannelId, vc: Vc, dst: NodeId, signal: crate::switch::queues::fbicm::Signal },
+    /// Line `line` of the input at the far end of `ch` tells its sender about its packets on
+    /// `vc` (congested-flow isolation, `sim::isolation`); an allocation's destinations are
+    /// `dests` in `Sim::line_dests`.
+    Isolation { ch: ChannelId, vc: Vc, line: u32, signal: crate::switch::queues::isolation::Signal, dests: u32 },
     /// Channel `ch` finished serializing a packet (or a deferred start is due).
     LinkFree { ch: ChannelId },
     /// The crossbar finished moving a packet's tail (`bytes` on `vc`) from input `inp` to output

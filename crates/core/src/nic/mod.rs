@@ -71,9 +71,9 @@ pub struct Nic {
     /// order, of which only the head waits for the link.
     pub tx: VecDeque<PacketId>,
     pub tx_bytes: u32,
-    /// Destinations the first switch's input told it to stop sending (`input_queues =
-    /// "fbicm"`'s Stop & Go, thesis Paper V §IV-A).
-    pub stopped: Vec<NodeId>,
+    /// Lines of the first switch's input (congested-flow isolation, thesis Papers V and VI):
+    /// id, destinations and whether the NIC is told to stop sending them.
+    pub lines: Vec<(u32, Vec<NodeId>, bool)>,
 }
 
 impl Nic {
@@ -90,7 +90,7 @@ impl Nic {
             wake_at: None,
             tx: VecDeque::new(),
             tx_bytes: 0,
-            stopped: Vec::new(),
+            lines: Vec::new(),
         }
     }
 }

@@ -1,14 +1,14 @@
 //! Congested-flow isolation between neighbours (`input_queues = "fbicm"`, thesis Paper V
-//! §IV-A): what an input's CFQs tell the sender upstream, and what that sender does with it.
-//! A switch output keeps a CAM line per destination the input downstream isolates, holds that
-//! destination's packets while the line is stopped, and has its own inputs isolate them too; a
-//! NIC, whose send queues are per destination already, only stops and goes.
+//! §IV-A; `"hfdi"`, Paper VI §III): what an input's lines tell the sender upstream, and what
+//! that sender does with it. A switch output keeps the lines of the input downstream in its CAM,
+//! holds their packets while a line is stopped, and has its own inputs follow the line; a NIC,
+//! whose send queues are per destination already, only stops and goes.
 
 use super::Sim;
 use crate::cc::Mechanism;
 use crate::engine::Event;
 use crate::ids::{ChannelId, Endpoint, NodeId, PortId, SwitchId, Vc};
-use crate::switch::queues::fbicm::{Effect, Signal};
+use crate::switch::queues::isolation::{Effect, Signal};
 use crate::switch::queues::Queues;
 use crate::switch::CamLine;
 
@@ -18,55 +18,100 @@ impl<M: Mechanism> Sim<M> {
     /// signals leave for the sender upstream, arriving one link latency later (the local input
     /// has no upstream).
     pub(super) fn isolation_effects(&mut self, s: SwitchId, port: PortId, vc: Vc) {
-        let Queues::Fbicm(f) = &mut self.switches[s.idx()].inputs[port.idx()][vc as usize].queues else { return };
         let mut effects = std::mem::take(&mut self.effects);
-        f.take_effects(&mut effects);
+        match &mut self.switches[s.idx()].inputs[port.idx()][vc as usize].queues {
+            Queues::Fbicm(f) => f.take_effects(&mut effects),
+            Queues::Hfdi(h) => h.take_effects(&mut effects),
+            _ => {}
+        }
         for e in effects.drain(..) {
             match e {
                 Effect::Offer(pkt) => self.request(s, port, pkt),
-                Effect::Signal(dst, signal) => {
-                    if let Some(p) = self.topo.switches[s.idx()].ports.get(port.idx()) {
-                        let ch = p.inp;
-                        self.events.push(self.now + self.topo.channels[ch.idx()].latency, Event::Isolation { ch, vc, dst, signal });
-                    }
+                Effect::Signal { line, signal, dests } => {
+                    let Some(p) = self.topo.switches[s.idx()].ports.get(port.idx()) else { continue };
+                    let ch = p.inp;
+                    let dests = match signal {
+                        Signal::Allocate => self.store_dests(dests),
+                        _ => u32::MAX,
+                    };
+                    self.events.push(self.now + self.topo.channels[ch.idx()].latency, Event::Isolation { ch, vc, line, signal, dests });
                 }
             }
         }
         self.effects = effects;
     }
 
-    /// `signal` about `dst`'s packets on `vc` reaches the sender of channel `ch`.
-    pub(super) fn isolation_signal(&mut self, ch: ChannelId, vc: Vc, dst: NodeId, signal: Signal) {
+    fn store_dests(&mut self, dests: Vec<NodeId>) -> u32 {
+        match self.free_line_dests.pop() {
+            Some(i) => {
+                self.line_dests[i as usize] = dests;
+                i
+            }
+            None => {
+                self.line_dests.push(dests);
+                (self.line_dests.len() - 1) as u32
+            }
+        }
+    }
+
+    /// `signal` about line `line` of the input at the far end of channel `ch` reaches its
+    /// sender; `dests` holds an allocation's destinations.
+    pub(super) fn isolation_signal(&mut self, ch: ChannelId, vc: Vc, line: u32, signal: Signal, dests: u32) {
+        let dests = match signal {
+            Signal::Allocate => {
+                self.free_line_dests.push(dests);
+                std::mem::take(&mut self.line_dests[dests as usize])
+            }
+            _ => Vec::new(),
+        };
         match self.topo.channels[ch.idx()].from {
-            Endpoint::Host(n) => match signal {
-                Signal::Stop => self.nics[n.idx()].stopped.push(dst),
-                Signal::Go | Signal::Deallocate => {
-                    self.nics[n.idx()].stopped.retain(|&d| d != dst);
+            Endpoint::Host(n) => {
+                let lines = &mut self.nics[n.idx()].lines;
+                let at = lines.iter().position(|l| l.0 == line);
+                match (signal, at) {
+                    (Signal::Allocate, None) => lines.push((line, dests, false)),
+                    (Signal::Stop, Some(l)) => lines[l].2 = true,
+                    (Signal::Go, Some(l)) => lines[l].2 = false,
+                    (Signal::Deallocate, Some(l)) => {
+                        lines.swap_remove(l);
+                    }
+                    _ => unreachable!("{signal:?} for line {line} at NIC {n} with line {at:?}"),
+                }
+                if matches!(signal, Signal::Go | Signal::Deallocate) {
                     self.try_inject(n);
                 }
-                Signal::Allocate => {}
-            },
+            }
             Endpoint::Switch(s, out) => {
                 let cam = &mut self.switches[s.idx()].outputs[out.idx()].cam;
-                let line = cam.iter().position(|l| l.vc == vc && l.dst == dst);
-                match (signal, line) {
-                    (Signal::Allocate, None) => cam.push(CamLine { vc, dst, stopped: false }),
-                    (Signal::Stop | Signal::Go, Some(l)) => cam[l].stopped = signal == Signal::Stop,
-                    (Signal::Deallocate, Some(l)) => {
-                        cam.swap_remove(l);
+                let at = cam.iter().position(|l| l.vc == vc && l.id == line);
+                let (dests, stopped) = match (signal, at) {
+                    (Signal::Allocate, None) => {
+                        cam.push(CamLine { vc, id: line, dests: dests.clone(), stopped: false });
+                        (dests, false)
                     }
+                    (Signal::Stop | Signal::Go, Some(l)) => {
+                        cam[l].stopped = signal == Signal::Stop;
+                        (cam[l].dests.clone(), cam[l].stopped)
+                    }
+                    (Signal::Deallocate, Some(l)) => (cam.swap_remove(l).dests, false),
                     // A line is allocated before it is stopped and freed last, over one link.
-                    _ => unreachable!("{signal:?} for destination {dst} at switch {s} output {out} with line {line:?}"),
-                }
-                let isolated = signal != Signal::Deallocate || self.switches[s.idx()].outputs.iter().any(|o| o.cam.iter().any(|l| l.vc == vc && l.dst == dst));
-                let held = self.switches[s.idx()].outputs.iter().any(|o| o.stopped(vc, dst));
+                    _ => unreachable!("{signal:?} for line {line} at switch {s} output {out} with line {at:?}"),
+                };
+                let exists = signal != Signal::Deallocate;
                 for port in 0..self.switches[s.idx()].inputs.len() {
                     let port = PortId::new(port);
-                    if let Queues::Fbicm(f) = &mut self.switches[s.idx()].inputs[port.idx()][vc as usize].queues {
-                        f.mark(dst, isolated);
-                        f.hold(dst, held);
-                        self.isolation_effects(s, port, vc);
+                    match &mut self.switches[s.idx()].inputs[port.idx()][vc as usize].queues {
+                        Queues::Fbicm(f) => {
+                            f.follow(out, line, &dests, exists);
+                            f.hold(out, line, stopped);
+                        }
+                        Queues::Hfdi(h) => {
+                            h.follow(out, line, &dests, exists);
+                            h.hold(out, line, stopped);
+                        }
+                        _ => continue,
                     }
+                    self.isolation_effects(s, port, vc);
                 }
                 if signal != Signal::Stop {
                     self.try_allocate(s, out);
@@ -74,16 +119,35 @@ impl<M: Mechanism> Sim<M> {
             }
         }
     }
-}
 
-impl<M: Mechanism> Sim<M> {
-    /// Congested-flow isolation state still held anywhere: CFQs allocated, CAM lines at
-    /// outputs and destinations NICs are stopped from sending. Zero once every congestion tree
-    /// has gone and its packets have drained.
+    /// Hot queues allocated and allocations refused over the run (`Summary::isolation`), if
+    /// the data VCs isolate congested flows.
+    pub(super) fn isolation_counters(&self) -> Option<std::collections::BTreeMap<String, u64>> {
+        let mut hot = self.switches.iter().flat_map(|s| s.inputs.iter().flatten()).filter_map(|i| match &i.queues {
+            Queues::Fbicm(f) => Some(f.hot()),
+            Queues::Hfdi(h) => Some(h.hot()),
+            _ => None,
+        });
+        let first = hot.next()?;
+        let (allocated, refused) = hot.fold((first.allocated, first.exhausted), |(a, r), h| (a + h.allocated, r + h.exhausted));
+        Some([("hot_queues_allocated".to_string(), allocated), ("hot_queue_refusals".to_string(), refused)].into_iter().collect())
+    }
+
+    /// Congested-flow isolation state still held anywhere: hot queues and root lines at
+    /// inputs, CAM lines at outputs and lines at NICs. Zero once every congestion tree has gone
+    /// and its packets have drained.
     pub fn isolation_in_use(&self) -> usize {
-        let cfqs: usize =
-            self.switches.iter().flat_map(|s| s.inputs.iter().flatten()).map(|i| if let Queues::Fbicm(f) = &i.queues { f.allocated() } else { 0 }).sum();
-        let lines: usize = self.switches.iter().flat_map(|s| &s.outputs).map(|o| o.cam.len()).sum();
-        cfqs + lines + self.nics.iter().map(|n| n.stopped.len()).sum::<usize>()
+        let inputs: usize = self
+            .switches
+            .iter()
+            .flat_map(|s| s.inputs.iter().flatten())
+            .map(|i| match &i.queues {
+                Queues::Fbicm(f) => f.hot().in_use(),
+                Queues::Hfdi(h) => h.lines_in_use(),
+                _ => 0,
+            })
+            .sum();
+        let cam: usize = self.switches.iter().flat_map(|s| &s.outputs).map(|o| o.cam.len()).sum();
+        inputs + cam + self.nics.iter().map(|n| n.lines.len()).sum::<usize>()
     }
 }

@@ -271,7 +271,11 @@ pub struct Sim<M: Mechanism> {
     /// Reused buffer for the contents handed to `Mechanism::on_input_full`.
     pub(crate) scratch: Vec<(u64, PortId)>,
     /// What an isolating input's last change asks (`isolation::isolation_effects`), reused.
-    effects: Vec<crate::switch::queues::fbicm::Effect>,
+    effects: Vec<crate::switch::queues::isolation::Effect>,
+    /// The destinations of line allocations travelling upstream (`Event::Isolation`'s `dests`),
+    /// and the free slots.
+    line_dests: Vec<Vec<crate::ids::NodeId>>,
+    free_line_dests: Vec<u32>,
     /// Next data packet identity.
     pub(crate) next_uid: u64,
     pub(crate) watchdog: deadlock::Watchdog,
@@ -361,21 +365,27 @@ impl<M: Mechanism> Sim<M> {
                 ));
             }
         }
-        if let Spec::Fbicm(q) = &data_queue {
-            let refuse = |why: String| Err(ConfigError::new("switch.input_queues", format!("`fbicm` {why}")));
+        // Congested-flow isolation: which organization, and the occupancies its thresholds need.
+        let isolation = match &data_queue {
+            Spec::Fbicm(q) => Some(("fbicm", vec![("switch.fbicm.detect_bytes", q.detect_bytes), ("switch.fbicm.stop_bytes", q.stop_bytes)])),
+            Spec::Hfdi(q) => Some(("hfdi", vec![("switch.hfdi.hth_bytes", q.hth_bytes)])),
+            _ => None,
+        };
+        if let Some((name, thresholds)) = isolation {
+            let refuse = |why: String| Err(ConfigError::new("switch.input_queues", format!("`{name}` {why}")));
             if !flow.credits() {
                 return refuse("holds a congested destination's packets upstream with Stop & Go beside credits: set flow_control.kind = \"credits\"".into());
             }
             if phases > 1 {
                 return refuse(format!(
-                    "names a congested flow by its destination on one VC, and `{}` moves packets to another VC along the route: choose a routing with one VC set (e.g. a fat tree's nca or dmodk)",
+                    "names a congested flow by its destinations on one VC, and `{}` moves packets to another VC along the route: choose a routing with one VC set (e.g. a fat tree's nca or dmodk)",
                     cfg.routing.algorithm
                 ));
             }
-            for (key, bytes) in [("detect_bytes", q.detect_bytes), ("stop_bytes", q.stop_bytes)] {
+            for (key, bytes) in thresholds {
                 if bytes >= in_cap {
                     return Err(ConfigError::new(
-                        format!("switch.fbicm.{key}"),
+                        key,
                         format!("{bytes} is not below the input buffer ({in_cap} bytes, switch.input_buffer_*), which never holds that much: lower it or enlarge the buffer"),
                     ));
                 }
@@ -470,6 +480,8 @@ impl<M: Mechanism> Sim<M> {
             copies: Copies::default(),
             scratch: Vec::new(),
             effects: Vec::new(),
+            line_dests: Vec::new(),
+            free_line_dests: Vec::new(),
             next_uid: 1,
             watchdog: deadlock::Watchdog::new(watchdog_timeout(cfg, &topo)),
             deadlock: None,
@@ -586,7 +598,7 @@ impl<M: Mechanism> Sim<M> {
                 }
                 Endpoint::Switch(s, p) => self.link_free(s, p),
             },
-            Event::Isolation { ch, vc, dst, signal } => self.isolation_signal(ch, vc, dst, signal),
+            Event::Isolation { ch, vc, line, signal, dests } => self.isolation_signal(ch, vc, line, signal, dests),
             Event::XbarDone { sw, inp, out, vc, bytes, occupied } => self.xbar_done(sw, inp, out, vc, bytes, occupied),
             Event::HeadArrive { ch, pkt } => self.head_arrive(ch, pkt),
             Event::TailIn { sw, port, vc } => self.tail_in(sw, port, vc),
@@ -631,6 +643,7 @@ impl<M: Mechanism> Sim<M> {
             mechanism_counters: self.mech.counters(),
             queued,
             deadlock: self.deadlock.clone(),
+            isolation: self.isolation_counters(),
         })
     }
 }

@@ -220,11 +220,11 @@ impl<M: Mechanism> Sim<M> {
     }
 
     /// The next data packet of send queue `qp` may leave on `vc`: its destination is not
-    /// stopped (`Nic::stopped`), and the first switch has credits for it (in its destination's
+    /// stopped (`Nic::lines`), and the first switch has credits for it (in its destination's
     /// buffer, if that input has one per destination), or the transmit FIFO has room.
     fn room_for_data(&self, node: NodeId, vc: u8, qp: QpId) -> bool {
         let (nic, bytes) = (&self.nics[node.idx()], self.head_bytes(qp));
-        if !nic.stopped.is_empty() && nic.stopped.contains(&self.qps.slots[qp.idx()].dst) {
+        if !nic.lines.is_empty() && nic.lines.iter().any(|(_, dests, stopped)| *stopped && dests.contains(&self.qps.slots[qp.idx()].dst)) {
             return false;
         }
         match self.p.tx_fifo {

@@ -128,6 +128,12 @@ pub struct Summary {
     /// run up to `at_ns` only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deadlock: Option<Deadlock>,
+    /// Congested-flow isolation's counters (`input_queues = "fbicm"` or `"hfdi"`), over the
+    /// whole run: hot queues allocated, and allocations refused because every hot queue of the
+    /// input was taken (a congested packet left among the cold ones; Paper VI's "running out of
+    /// HPQs").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub isolation: Option<BTreeMap<String, u64>>,
     #[serde(skip)]
     pub links: Vec<LinkRow>,
     #[serde(skip)]
@@ -147,6 +153,7 @@ pub(crate) struct Context<'a> {
     pub mechanism_counters: Vec<(&'static str, u64)>,
     pub queued: u64,
     pub deadlock: Option<Deadlock>,
+    pub isolation: Option<BTreeMap<String, u64>>,
 }
 
 impl Summary {
@@ -278,6 +285,7 @@ impl Summary {
             },
             max_link_utilization: links.iter().map(|l| l.utilization).fold(0.0, f64::max),
             deadlock: c.deadlock,
+            isolation: c.isolation,
             links,
             series,
             flows,

@@ -134,17 +134,18 @@ pub struct Output {
     /// Link time taken by control packets interleaved into the current transmission: the link
     /// frees that much later.
     pub stretch: crate::time::Time,
-    /// The CAM of congested-flow isolation (`input_queues = "fbicm"`): a line per destination
-    /// the input downstream isolates, and whether it stopped them (thesis Paper V §IV-A).
+    /// The CAM of congested-flow isolation (`input_queues = "fbicm"`): the lines of the input
+    /// downstream, and whether each stopped its packets (thesis Paper V §IV-A).
     pub cam: Vec<CamLine>,
 }
 
-/// A line of an output's CAM: the input at the far end of the link isolates `dst`'s packets on
-/// `vc` in a CFQ, and has told the output to hold them (`stopped`) or not.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A line of an output's CAM: the input at the far end of the link isolates the packets for
+/// `dests` on `vc` under its line `id`, and has told the output to hold them (`stopped`) or not.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CamLine {
     pub vc: Vc,
-    pub dst: NodeId,
+    pub id: u32,
+    pub dests: Vec<NodeId>,
     pub stopped: bool,
 }
 
@@ -152,7 +153,7 @@ impl Output {
     /// Whether the input downstream told this output to hold `dst`'s packets on `vc`.
     #[inline]
     pub fn stopped(&self, vc: Vc, dst: NodeId) -> bool {
-        self.cam.iter().any(|l| l.stopped && l.vc == vc && l.dst == dst)
+        self.cam.iter().any(|l| l.stopped && l.vc == vc && l.dests.contains(&dst))
     }
 
     /// The port's queue length as adaptive routing reads it: bytes waiting for it in the
@@ -250,12 +251,13 @@ impl Switch {
     }
 
     /// The fullest CFQ (`input_queues = "fbicm"`) of any input on `vc` whose packets take `out`
-    /// and whose destination `out`'s CAM does not name: the congestion point is `out` itself
+    /// and none of whose destinations `out`'s CAM names: the congestion point is `out` itself
     /// (CCFIT's root CFQs, thesis Paper V §IV-B event #7).
     pub fn root_cfq_bytes(&self, out: PortId, vc: Vc) -> u32 {
         let o = &self.outputs[out.idx()];
+        let downstream = |line: &queues::isolation::Line| o.cam.iter().any(|l| l.vc == vc && l.dests.iter().any(|d| line.dests.contains(d)));
         let roots = self.inputs.iter().filter_map(|i| match &i[vc as usize].queues {
-            Queues::Fbicm(f) => f.cfqs_for(out).filter(|&(dst, _)| !o.cam.iter().any(|l| l.vc == vc && l.dst == dst)).map(|(_, b)| b).max(),
+            Queues::Fbicm(f) => f.hot().for_output(out).filter(|(line, _)| !downstream(line)).map(|(_, b)| b).max(),
             _ => None,
         });
         roots.max().unwrap_or(0)

@@ -24,6 +24,7 @@
 //! band with the link's latency, as credits do; an output offers its turn to the NFQ and the
 //! CFQs of an input in round-robin order.
 
+use super::isolation::{Effect, Entry, HotQueues, Thresholds};
 use super::{Popped, Queueing, Registered};
 use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{NodeId, PacketId, PortId};
@@ -83,60 +84,13 @@ impl Settings for FbicmSettings {
     }
 }
 
-/// What a CFQ tells the sender at the far end of its input's link about its destination's
-/// packets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Signal {
-    /// Isolate them too (a CAM line for the output, CFQs at the inputs that feed it).
-    Allocate,
-    /// Stop sending them.
-    Stop,
-    /// Send them again.
-    Go,
-    /// The CFQ is gone: forget the line.
-    Deallocate,
-}
-
-/// What a change to the queues asks of the switch: a packet newly offered to its output (it
-/// requests the output), or a signal for the sender upstream.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Effect {
-    Offer(PacketId),
-    Signal(NodeId, Signal),
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    pkt: PacketId,
-    out: PortId,
-    dst: NodeId,
-    bytes: u32,
-}
-
-#[derive(Debug)]
-struct Cfq {
-    /// The CAM line: the destination whose packets it isolates.
-    dst: NodeId,
-    queue: VecDeque<Entry>,
-    bytes: u32,
-    /// Its line was sent upstream (`Signal::Allocate`).
-    propagated: bool,
-    /// The sender upstream was told to stop (`Signal::Stop`) and not yet to go on.
-    sent_stop: bool,
-    /// The output its packets take was told to stop them: it stays allocated while held.
-    held: bool,
-}
-
 pub struct Fbicm {
     settings: FbicmSettings,
     nfq: VecDeque<Entry>,
     nfq_bytes: u32,
-    cfqs: Vec<Option<Cfq>>,
-    /// The queue (0 the NFQ, k the CFQ in slot k - 1) an output offered first next time.
+    cfqs: HotQueues,
+    /// The queue (0 the NFQ, k the CFQ in slot k - 1) an output is offered first next time.
     turn: usize,
-    /// Destinations an output of this switch has a CAM line for (`mark`): their packets take
-    /// a CFQ at the NFQ's head, allocated then if one is free.
-    marked: Vec<NodeId>,
     /// What the last changes ask of the switch, in order; it drains them (`take_effects`).
     effects: Vec<Effect>,
 }
@@ -148,8 +102,8 @@ impl Registered for Fbicm {
     type Settings = FbicmSettings;
 
     fn new(settings: &FbicmSettings, _ports: usize) -> Fbicm {
-        let cfqs = (0..settings.cfqs).map(|_| None).collect();
-        Fbicm { settings: settings.clone(), nfq: VecDeque::new(), nfq_bytes: 0, cfqs, turn: 0, marked: Vec::new(), effects: Vec::new() }
+        let thresholds = Thresholds { propagate: settings.propagate_bytes, stop: settings.stop_bytes, go: settings.go_bytes };
+        Fbicm { settings: settings.clone(), nfq: VecDeque::new(), nfq_bytes: 0, cfqs: HotQueues::new(settings.cfqs, thresholds), turn: 0, effects: Vec::new() }
     }
 }
 
@@ -158,23 +112,19 @@ impl Fbicm {
     fn queue(&self, q: usize) -> Option<&VecDeque<Entry>> {
         match q {
             0 => Some(&self.nfq),
-            k => self.cfqs[k - 1].as_ref().map(|c| &c.queue),
+            k => self.cfqs.slots[k - 1].as_ref().map(|c| &c.queue),
         }
     }
 
     /// The heads the buffer offers, in turn order from `turn`.
     fn heads(&self) -> impl Iterator<Item = (usize, Entry)> + '_ {
-        let n = self.cfqs.len() + 1;
+        let n = self.cfqs.slots.len() + 1;
         (0..n).map(move |k| (self.turn + k) % n).filter_map(|q| self.queue(q).and_then(|e| e.front()).map(|e| (q, *e)))
     }
 
     /// Outputs the buffer offers a packet, one bit each.
     fn offered(&self) -> u64 {
         self.heads().fold(0, |m, (_, e)| m | e.out.bit())
-    }
-
-    fn slot_of(&self, dst: NodeId) -> Option<usize> {
-        self.cfqs.iter().position(|c| c.as_ref().is_some_and(|c| c.dst == dst))
     }
 
     /// Runs `change`, then reports every output offered now and not before (and `again`, an
@@ -191,89 +141,42 @@ impl Fbicm {
         }
     }
 
-    /// Allocates a free CFQ to `dst` unless one isolates it already; false if none is free.
-    fn allocate(&mut self, dst: NodeId) -> bool {
-        if self.slot_of(dst).is_some() {
-            return true;
-        }
-        let Some(free) = self.cfqs.iter().position(Option::is_none) else { return false };
-        self.cfqs[free] = Some(Cfq { dst, queue: VecDeque::new(), bytes: 0, propagated: false, sent_stop: false, held: false });
-        true
-    }
-
-    /// Post-processing: moves NFQ heads whose destination a CFQ isolates, or an output's CAM
-    /// line names, into their CFQ; detection: while the NFQ is above its threshold, isolates
-    /// its head's destination.
+    /// Post-processing: moves NFQ heads that a CFQ takes (its own line's, or a new one for a
+    /// line the input follows) into it; detection: while the NFQ is above its threshold, a new
+    /// CFQ isolates its head's destination.
     fn settle(&mut self) {
         while let Some(&e) = self.nfq.front() {
-            let congested = self.nfq_bytes > self.settings.detect_bytes || self.marked.contains(&e.dst);
-            let slot = match self.slot_of(e.dst) {
-                Some(slot) => slot,
-                None if congested && self.allocate(e.dst) => self.slot_of(e.dst).expect("just allocated"),
-                None => break,
+            let followed = self.cfqs.followed.iter().any(|f| f.out == e.out && f.dests.contains(&e.dst));
+            let slot = match self.cfqs.slot_of(e.dst, e.out) {
+                Some(slot) => Some(slot),
+                None if followed => self.cfqs.for_packet(e.dst, e.out),
+                None if self.nfq_bytes > self.settings.detect_bytes => self.cfqs.allocate(vec![e.dst], None),
+                None => None,
             };
+            let Some(slot) = slot else { break };
             self.nfq.pop_front();
             self.nfq_bytes -= e.bytes;
-            let cfq = self.cfqs[slot].as_mut().expect("an allocated slot");
-            cfq.queue.push_back(e);
-            cfq.bytes += e.bytes;
-            self.thresholds(slot);
+            self.cfqs.push(slot, e, &mut self.effects);
         }
     }
 
-    /// Signals what CFQ `slot`'s occupancy crossed, and frees it if it is empty and not held.
-    fn thresholds(&mut self, slot: usize) {
-        let s = &self.settings;
-        let Some(cfq) = self.cfqs[slot].as_mut() else { return };
-        let dst = cfq.dst;
-        if cfq.bytes >= s.propagate_bytes.min(s.stop_bytes) && !cfq.propagated {
-            cfq.propagated = true;
-            self.effects.push(Effect::Signal(dst, Signal::Allocate));
-        }
-        if cfq.bytes >= s.stop_bytes && !cfq.sent_stop {
-            cfq.sent_stop = true;
-            self.effects.push(Effect::Signal(dst, Signal::Stop));
-        } else if cfq.bytes <= s.go_bytes && cfq.sent_stop {
-            cfq.sent_stop = false;
-            self.effects.push(Effect::Signal(dst, Signal::Go));
-        }
-        if cfq.queue.is_empty() && !cfq.held {
-            if cfq.propagated {
-                self.effects.push(Effect::Signal(dst, Signal::Deallocate));
-            }
-            self.cfqs[slot] = None;
-        }
-    }
-
-    /// An output of this switch records `dst`'s CAM line (`on`, `Signal::Allocate` arrived
-    /// there) or forgets it: while it is recorded, `dst`'s packets reaching the NFQ's head take
-    /// a CFQ if one is free.
-    pub fn mark(&mut self, dst: NodeId, on: bool) {
-        self.marked.retain(|&d| d != dst);
+    /// Output `out`'s line `id` for `dests` appeared (`on`) or went: this input isolates those
+    /// destinations' packets for `out` in a CFQ as they reach the NFQ's head, if one is free.
+    pub fn follow(&mut self, out: PortId, id: u32, dests: &[NodeId], on: bool) {
+        self.cfqs.follow(out, id, dests, on);
         if on {
-            self.marked.push(dst);
             self.tracked(0, Fbicm::settle);
         }
     }
 
-    /// The output `dst`'s packets take was told to stop them (`on`) or to go on: a CFQ
-    /// isolating `dst` stays allocated while held, and is freed when released empty.
-    pub fn hold(&mut self, dst: NodeId, on: bool) {
-        if let Some(slot) = self.slot_of(dst) {
-            self.cfqs[slot].as_mut().expect("an allocated slot").held = on;
-            self.thresholds(slot);
-        }
+    /// Output `out`'s line `id` was stopped (`on`) or let go (or went).
+    pub fn hold(&mut self, out: PortId, id: u32, on: bool) {
+        self.cfqs.hold(out, id, on, &mut self.effects);
     }
 
-    /// The destination and bytes of each CFQ whose packets take `out` (by its head: a route is
-    /// one output per destination).
-    pub fn cfqs_for(&self, out: PortId) -> impl Iterator<Item = (NodeId, u32)> + '_ {
-        self.cfqs.iter().flatten().filter(move |c| c.queue.front().is_some_and(|e| e.out == out)).map(|c| (c.dst, c.bytes))
-    }
-
-    /// CFQs allocated now.
-    pub fn allocated(&self) -> usize {
-        self.cfqs.iter().flatten().count()
+    /// The CFQs.
+    pub fn hot(&self) -> &HotQueues {
+        &self.cfqs
     }
 
     /// What the changes since the last call ask of the switch, in order.
@@ -297,17 +200,14 @@ impl Queueing for Fbicm {
     fn pop(&mut self, pkt: PacketId, out: PortId) -> Popped {
         self.tracked(out.bit(), |f| {
             let (q, e) = f.heads().find(|(_, e)| e.pkt == pkt).expect("the buffer offered this output the packet");
-            f.turn = (q + 1) % (f.cfqs.len() + 1);
+            f.turn = (q + 1) % (f.cfqs.slots.len() + 1);
             match q {
                 0 => {
                     f.nfq.pop_front();
                     f.nfq_bytes -= e.bytes;
                 }
                 k => {
-                    let cfq = f.cfqs[k - 1].as_mut().expect("an offering CFQ");
-                    cfq.queue.pop_front();
-                    cfq.bytes -= e.bytes;
-                    f.thresholds(k - 1);
+                    f.cfqs.pop(k - 1, &mut f.effects);
                 }
             }
             f.settle();
@@ -324,7 +224,7 @@ impl Queueing for Fbicm {
     }
 
     fn for_each(&self, mut f: impl FnMut(PacketId)) {
-        (0..=self.cfqs.len()).filter_map(|q| self.queue(q)).flatten().for_each(|e| f(e.pkt));
+        (0..=self.cfqs.slots.len()).filter_map(|q| self.queue(q)).flatten().for_each(|e| f(e.pkt));
     }
 
     fn check(&self, out_of: &dyn Fn(PacketId) -> PortId, pinned: bool) -> Result<(), String> {
@@ -335,23 +235,9 @@ impl Queueing for Fbicm {
         if nfq != self.nfq_bytes {
             return Err(format!("NFQ counts {} bytes but holds {nfq}", self.nfq_bytes));
         }
+        self.cfqs.check()?;
         let mut seen = rustc_hash::FxHashSet::default();
-        for (slot, cfq) in self.cfqs.iter().enumerate() {
-            let Some(cfq) = cfq else { continue };
-            if self.cfqs.iter().flatten().filter(|c| c.dst == cfq.dst).count() > 1 {
-                return Err(format!("two CFQs isolate destination {}", cfq.dst));
-            }
-            if cfq.queue.iter().map(|e| e.bytes).sum::<u32>() != cfq.bytes {
-                return Err(format!("CFQ {slot} miscounts its bytes"));
-            }
-            if let Some(e) = cfq.queue.iter().find(|e| e.dst != cfq.dst) {
-                return Err(format!("CFQ {slot} of destination {} holds packet {} for {}", cfq.dst, e.pkt, e.dst));
-            }
-            if cfq.queue.is_empty() && !cfq.held {
-                return Err(format!("CFQ {slot} is empty and not held, but still allocated"));
-            }
-        }
-        for q in (0..=self.cfqs.len()).filter_map(|q| self.queue(q)) {
+        for q in (0..=self.cfqs.slots.len()).filter_map(|q| self.queue(q)) {
             for e in q {
                 if !seen.insert(e.pkt) {
                     return Err(format!("packet {} is in two queues", e.pkt));
@@ -361,7 +247,7 @@ impl Queueing for Fbicm {
                 }
             }
         }
-        if self.nfq.front().is_some_and(|e| self.slot_of(e.dst).is_some()) {
+        if self.nfq.front().is_some_and(|e| self.cfqs.slot_of(e.dst, e.out).is_some()) {
             return Err("the NFQ's head belongs in a CFQ (post-processing missed it)".into());
         }
         Ok(())
@@ -371,6 +257,7 @@ impl Queueing for Fbicm {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::switch::queues::isolation::Signal;
 
     const MTU: u32 = 2048;
 
@@ -388,6 +275,10 @@ mod tests {
         f.push(PacketId(pkt), PortId(out), NodeId(dst), MTU);
     }
 
+    fn signal(line: u32, signal: Signal, dests: &[u32]) -> Effect {
+        Effect::Signal { line, signal, dests: dests.iter().map(|&d| NodeId(d)).collect() }
+    }
+
     #[test]
     fn a_filled_nfq_isolates_its_heads_destination_and_frees_the_packets_behind() {
         let mut f = Fbicm::new(&small(), 4);
@@ -395,45 +286,47 @@ mod tests {
         assert_eq!(effects(&mut f), [Effect::Offer(PacketId(0))]);
         push(&mut f, 1, 0, 7);
         push(&mut f, 2, 1, 9);
-        // Three MTUs exceed the detection threshold: 7's packets move to the CFQ, and 9's
-        // packet, now at the NFQ's head, is offered output 1.
-        assert_eq!(f.allocated(), 1);
-        assert_eq!(effects(&mut f), [Effect::Signal(NodeId(7), Signal::Allocate), Effect::Offer(PacketId(2))]);
+        // Three MTUs exceed the detection threshold: 7's packets move to a CFQ (line 1), and
+        // 9's packet, now at the NFQ's head, is offered output 1.
+        assert_eq!(f.hot().in_use(), 1);
+        assert_eq!(effects(&mut f), [signal(1, Signal::Allocate, &[7]), Effect::Offer(PacketId(2))]);
         assert_eq!(f.head(PortId(1)), Some(PacketId(2)));
         assert_eq!(f.head(PortId(0)), Some(PacketId(0)));
         // Once 9's packet has left, more of 7's packets reach the NFQ's head and move to the
         // CFQ; at 3 MTUs it stops the sender upstream.
         f.pop(PacketId(2), PortId(1));
         push(&mut f, 3, 0, 7);
-        assert_eq!(effects(&mut f), [Effect::Signal(NodeId(7), Signal::Stop)]);
+        assert_eq!(effects(&mut f), [signal(1, Signal::Stop, &[])]);
         assert!(f.check(&|_| PortId(0), false).is_ok());
         // Draining: Go at one MTU, then the empty CFQ is freed and upstream told.
         f.pop(PacketId(0), PortId(0));
         f.pop(PacketId(1), PortId(0));
-        assert_eq!(effects(&mut f), [Effect::Offer(PacketId(1)), Effect::Signal(NodeId(7), Signal::Go), Effect::Offer(PacketId(3))]);
+        assert_eq!(effects(&mut f), [Effect::Offer(PacketId(1)), signal(1, Signal::Go, &[]), Effect::Offer(PacketId(3))]);
         f.pop(PacketId(3), PortId(0));
-        assert_eq!(effects(&mut f), [Effect::Signal(NodeId(7), Signal::Deallocate)]);
-        assert_eq!(f.allocated(), 0);
+        assert_eq!(effects(&mut f), [signal(1, Signal::Deallocate, &[])]);
+        assert_eq!(f.hot().in_use(), 0);
     }
 
     #[test]
     fn a_held_cfq_stays_until_released_and_a_full_supply_leaves_packets_in_the_nfq() {
         let mut f = Fbicm::new(&small(), 4);
-        // An output downstream isolates 5: its packet takes a CFQ at once, NFQ nearly empty.
-        f.mark(NodeId(5), true);
+        // Output 2's line 9 isolates 5 downstream: its packet takes a CFQ at once, the NFQ
+        // nearly empty; a packet for 5 by another output does not.
+        f.follow(PortId(2), 9, &[NodeId(5)], true);
         push(&mut f, 0, 2, 5);
-        assert_eq!(f.allocated(), 1);
-        f.hold(NodeId(5), true);
+        assert_eq!(f.hot().in_use(), 1);
+        f.hold(PortId(2), 9, true);
         f.pop(PacketId(0), PortId(2));
-        assert_eq!(f.allocated(), 1, "held while empty");
+        assert_eq!(f.hot().in_use(), 1, "held while empty");
         // The only CFQ is taken: 6's packets stay in the NFQ however full it gets.
         for p in 1..5 {
             push(&mut f, p, 2, 6);
         }
-        assert_eq!(f.allocated(), 1);
+        assert_eq!(f.hot().in_use(), 1);
+        assert!(f.hot().exhausted > 0);
         assert_eq!(f.head(PortId(2)), Some(PacketId(1)));
         assert!(f.check(&|_| PortId(2), false).is_ok());
-        f.hold(NodeId(5), false);
-        assert_eq!(f.allocated(), 0, "released empty");
+        f.hold(PortId(2), 9, false);
+        assert_eq!(f.hot().in_use(), 0, "released empty");
     }
 }

@@ -8,6 +8,8 @@
 //! from the list: no `dyn` on the hot path.
 
 use super::Pooling;
+
+pub mod isolation;
 use crate::config::SwitchConfig;
 use crate::error::ConfigResult;
 use crate::ids::{NodeId, PacketId, PortId};
@@ -26,6 +28,7 @@ macro_rules! organizations {
             bypass::Bypass,
             voqnet::VoqNet,
             fbicm::Fbicm,
+            hfdi::Hfdi,
         }
     };
 }
