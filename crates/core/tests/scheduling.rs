@@ -273,14 +273,43 @@ fn fbicm_isolates_a_congested_destination_in_a_few_queues() {
     assert_close("FBICM: to H", to_h(&fbicm), to_h(&fifo), 0.005);
 }
 
-// Every CFQ, CAM line and NIC stop of FBICM is released once its tree has gone: the thesis'
-// Paper V network #3 with its hot spot from 0.1 to 0.3 ms under half-load uniform traffic, drained
-// by 1 ms.
+// HFDI (thesis Paper VI): VOQs (CPQs) and two HPQs per input. At S2 the CPQ for H's link
+// passes HTh: a root, whose line goes up to S1; there H's packets move into an HPQ at the head
+// of the CPQ for the link to S2, and A's packets for D behind them go on.
 #[test]
-fn fbicm_releases_its_queues_after_the_tree_has_gone() {
+fn hfdi_isolates_a_congested_destination_behind_a_link() {
+    let with_a_hot = behind_a_link() + "[[traffic]]\nname = \"A_hot\"\npattern = \"flow\"\nsrc = \"A\"\ndest = \"H\"\nload = 0.02\narrival = \"periodic\"\n";
+    let run_with = |o: &[&str]| run_config(&config_with(&with_a_hot, o));
+    // Paper VI's HTh and LTh, 4 and 2 packets, here of 256 bytes, in a buffer of 32.
+    let hfdi = run_with(&["switch.input_queues=\"hfdi\"", "switch.input_buffer_packets=32", "switch.hfdi.hth_bytes=1024", "switch.hfdi.lth_bytes=512"]);
+    let voq = run_with(&["switch.input_queues=\"voq\"", "switch.input_buffer_packets=32"]);
+    assert_close("HFDI: A to D", hfdi.classes["A_cold"].accepted, 0.9, 0.02);
+    assert!(voq.classes["A_cold"].accepted < 0.6, "VOQs: A to D {}", voq.classes["A_cold"].accepted);
+    let isolation = hfdi.isolation.expect("HFDI counts its HPQs");
+    assert!(isolation["hot_queues_allocated"] > 0);
+}
+
+// Every hot queue, CAM line and NIC line of FBICM and HFDI is released once its tree has gone: the thesis'
+// Paper V network #3 with its hot spot from 0.1 to 0.3 ms under half-load uniform traffic (which
+// makes short-lived trees of its own) until 0.6 ms, drained by 1 ms.
+#[test]
+fn fbicm_and_hfdi_release_their_queues_after_the_tree_has_gone() {
+    for queues in ["fbicm", "hfdi"] {
+        released_after_the_tree(queues);
+    }
+}
+
+fn released_after_the_tree(queues: &str) {
     let cfg = config_with(
         &example("isolation/fattree64_hotspot.toml"),
-        &["switch.input_queues=\"fbicm\"", "simulation.measure_ns=1000000", "traffic.0.load=0.5", "traffic.1.start_ns=100000", "traffic.1.stop_ns=300000"],
+        &[
+            &format!("switch.input_queues=\"{queues}\""),
+            "simulation.measure_ns=1000000",
+            "traffic.0.load=0.5",
+            "traffic.0.stop_ns=600000",
+            "traffic.1.start_ns=100000",
+            "traffic.1.stop_ns=300000",
+        ],
     );
     let mut sim = lossless_core::Sim::new(&cfg, lossless_core::cc::none::NoCc).unwrap();
     // Midway through the hot spot (picoseconds).
@@ -289,8 +318,8 @@ fn fbicm_releases_its_queues_after_the_tree_has_gone() {
     let end = sim.end();
     sim.run_until(end, &mut |_| std::ops::ControlFlow::Continue(())).unwrap();
     sim.check_invariants().unwrap();
-    assert!(during > 0, "the hot spot is isolated while it lasts");
-    assert_eq!(sim.isolation_in_use(), 0, "released after it");
+    assert!(during > 0, "{queues}: the hot spot is isolated while it lasts");
+    assert_eq!(sim.isolation_in_use(), 0, "{queues}: released after it");
 }
 
 // Read ports (the thesis' Paper VI switches give each virtual output queue its own): H0's

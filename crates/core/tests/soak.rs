@@ -9,7 +9,7 @@ use common::{example, run_config, running};
 use lossless_core::Config;
 use rand::{RngExt, SeedableRng};
 
-const EXAMPLES: [&str; 11] = [
+const EXAMPLES: [&str; 12] = [
     "fattree256_uniform.toml",
     "srp/fig1_baseline.toml",
     "srp/hotspot40_background.toml",
@@ -21,6 +21,7 @@ const EXAMPLES: [&str; 11] = [
     "cbcm/fb16_uniform.toml",
     "dragonfly/df1056_ugal.toml",
     "flows/fattree256_websearch.toml",
+    "isolation/fattree64_ecocc.toml",
 ];
 use lossless_core::cc::registry::NAMES as MECHANISMS;
 use lossless_core::switch::queues::NAMES as QUEUES;

@@ -13,13 +13,14 @@
 //! - a bypass FIFO's arrival order lists exactly its queued packets, and its input is pinned
 //!   exactly when its head has been bypassed the limit of times;
 //! - each input queue's byte count is the sum of its packets;
+//! - an input that offers an output a packet requests that output (no request is lost);
 //! - each output's `queued` bytes per VC are those of the packets routed to it that are still in
 //!   the switch's input buffers (queued, or granted with their tail still crossing).
 
 use super::Sim;
 use crate::cc::Mechanism;
 use crate::engine::Event;
-use crate::ids::{Endpoint, PacketId};
+use crate::ids::{Endpoint, PacketId, PortId};
 use crate::packet::PacketKind;
 use crate::switch::queues::Queueing;
 use std::collections::HashMap;
@@ -76,6 +77,11 @@ impl<M: Mechanism> Sim<M> {
                     }
                     let out_of = |pkt: PacketId| self.slab.get(pkt).out_port;
                     ivc.queues.check(&out_of, sw.pinned[vc] >> port & 1 == 1).map_err(|e| format!("switch {s} input {port} VC {vc}: {e}"))?;
+                    if let Some(out) = (0..sw.ports)
+                        .find(|&out| ivc.queues.head(PortId::new(out)).is_some_and(|p| out_of(p).idx() == out) && sw.outputs[out].req[vc] >> port & 1 == 0)
+                    {
+                        return Err(format!("switch {s} input {port} VC {vc} offers output {out} a packet but does not request it (a lost request)"));
+                    }
                 }
             }
             for (port, o) in sw.outputs.iter().enumerate() {
