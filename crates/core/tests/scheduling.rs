@@ -198,21 +198,29 @@ message = { kind = "fixed", packets = 2 }
 // same flows one switch further. A, B and C are on S1; H and D on S2. Sharing S2's input buffer
 // from S1, packets for the slow link to H fill it and A's packets for D wait for its credits;
 // with a buffer per output at that input they do not.
+/// A's few packets for H (2% of its link), among its many for D.
+const A_HOT: &str = "[[traffic]]\nname = \"A_hot\"\npattern = \"flow\"\nsrc = \"A\"\ndest = \"H\"\nload = 0.02\narrival = \"periodic\"\n";
+
 fn behind_a_link() -> String {
-    let one_switch = r#"switches = ["S"]
-latency_ns = 10
-links = [{ a = "A", b = "S" }, { a = "B", b = "S" }, { a = "C", b = "S" }, { a = "H", b = "S", bandwidth_gbps = 1 }, { a = "D", b = "S" }]"#;
-    let two_switches = r#"switches = ["S1", "S2"]
+    on_switches(
+        r#"switches = ["S1", "S2"]
 latency_ns = 10
 links = [
   { a = "A", b = "S1" }, { a = "B", b = "S1" }, { a = "C", b = "S1" }, { a = "S1", b = "S2" },
   { a = "H", b = "S2", bandwidth_gbps = 1 }, { a = "D", b = "S2" },
-]"#;
-    // Without A's packets for H: they would share A's queue for S1's port to S2 with those for
-    // D, and block them at S1 whatever S2's buffers.
-    let a_hot = "[[traffic]]\nname = \"A_hot\"\npattern = \"flow\"\nsrc = \"A\"\ndest = \"H\"\nload = 0.02\narrival = \"periodic\"\n";
-    assert!(HEAD_OF_LINE.contains(one_switch) && HEAD_OF_LINE.contains(a_hot));
-    HEAD_OF_LINE.replace(one_switch, two_switches).replace(a_hot, "")
+]"#,
+    )
+}
+
+/// `HEAD_OF_LINE` on the switches and links of `topology`, without A's packets for H: they
+/// would share A's queue for S1's port to S2 with those for D, and block them at S1 whatever
+/// the buffers further on.
+fn on_switches(topology: &str) -> String {
+    let one_switch = r#"switches = ["S"]
+latency_ns = 10
+links = [{ a = "A", b = "S" }, { a = "B", b = "S" }, { a = "C", b = "S" }, { a = "H", b = "S", bandwidth_gbps = 1 }, { a = "D", b = "S" }]"#;
+    assert!(HEAD_OF_LINE.contains(one_switch) && HEAD_OF_LINE.contains(A_HOT));
+    HEAD_OF_LINE.replace(one_switch, topology).replace(A_HOT, "")
 }
 
 #[test]
@@ -235,7 +243,7 @@ fn per_output_buffers_keep_a_congested_output_from_blocking_the_link_before_it()
 // wait for H's.
 #[test]
 fn voqnet_keeps_a_congested_destination_from_holding_up_any_other() {
-    let with_a_hot = behind_a_link() + "[[traffic]]\nname = \"A_hot\"\npattern = \"flow\"\nsrc = \"A\"\ndest = \"H\"\nload = 0.02\narrival = \"periodic\"\n";
+    let with_a_hot = behind_a_link() + A_HOT;
     let run_with = |o: &str| run_config(&config_with(&with_a_hot, &[o]));
     let (per_output, voqnet) = (run_with("switch.voq.per_output_buffers=true"), run_with("switch.input_queues=\"voqnet\""));
     assert!(per_output.classes["A_cold"].accepted < 0.6, "per-output buffers: A to D {}", per_output.classes["A_cold"].accepted);
@@ -252,7 +260,7 @@ fn voqnet_keeps_a_congested_destination_from_holding_up_any_other() {
 // packets for D then pass as under VOQnet, with a few queues per input instead of one per host.
 #[test]
 fn fbicm_isolates_a_congested_destination_in_a_few_queues() {
-    let with_a_hot = behind_a_link() + "[[traffic]]\nname = \"A_hot\"\npattern = \"flow\"\nsrc = \"A\"\ndest = \"H\"\nload = 0.02\narrival = \"periodic\"\n";
+    let with_a_hot = behind_a_link() + A_HOT;
     let run_with = |o: &[&str]| run_config(&config_with(&with_a_hot, o));
     // The thesis' thresholds in MTUs (Paper V §V-A: Stop 10, Go 4), here of 256 bytes, in a
     // buffer of 32.
@@ -273,20 +281,29 @@ fn fbicm_isolates_a_congested_destination_in_a_few_queues() {
     assert_close("FBICM: to H", to_h(&fbicm), to_h(&fifo), 0.005);
 }
 
-// HFDI (thesis Paper VI): VOQs (CPQs) and two HPQs per input. At S2 the CPQ for H's link
-// passes HTh: a root, whose line goes up to S1; there H's packets move into an HPQ at the head
-// of the CPQ for the link to S2, and A's packets for D behind them go on.
+// HFDI (thesis Paper VI): VOQs (CPQs) and two HPQs per input; the same flows with H one switch
+// further (S1 - S2 - S3 - H, D on S2). S3's CPQ for H's link passes HTh: a root, whose line goes
+// up to S2. A root never stops its sender (Stop & Go run between HPQs), so S3's input buffer
+// fills with H's packets, but at S2 they move into an HPQ, which stops S1 once it passes HTh
+// again; S1 holds them in HPQs of its own, and S2's buffer from S1 keeps room for A's packets
+// for D. With VOQs alone H's packets fill that buffer and A's packets for D wait for it.
 #[test]
-fn hfdi_isolates_a_congested_destination_behind_a_link() {
-    let with_a_hot = behind_a_link() + "[[traffic]]\nname = \"A_hot\"\npattern = \"flow\"\nsrc = \"A\"\ndest = \"H\"\nload = 0.02\narrival = \"periodic\"\n";
-    let run_with = |o: &[&str]| run_config(&config_with(&with_a_hot, o));
+fn hfdi_isolates_a_congested_destination_a_switch_away() {
+    let text = on_switches(
+        r#"switches = ["S1", "S2", "S3"]
+latency_ns = 10
+links = [
+  { a = "A", b = "S1" }, { a = "B", b = "S1" }, { a = "C", b = "S1" }, { a = "S1", b = "S2" },
+  { a = "D", b = "S2" }, { a = "S2", b = "S3" }, { a = "H", b = "S3", bandwidth_gbps = 1 },
+]"#,
+    ) + A_HOT;
+    let run_with = |o: &[&str]| run_config(&config_with(&text, o));
     // Paper VI's HTh and LTh, 4 and 2 packets, here of 256 bytes, in a buffer of 32.
     let hfdi = run_with(&["switch.input_queues=\"hfdi\"", "switch.input_buffer_packets=32", "switch.hfdi.hth_bytes=1024", "switch.hfdi.lth_bytes=512"]);
     let voq = run_with(&["switch.input_queues=\"voq\"", "switch.input_buffer_packets=32"]);
     assert_close("HFDI: A to D", hfdi.classes["A_cold"].accepted, 0.9, 0.02);
     assert!(voq.classes["A_cold"].accepted < 0.6, "VOQs: A to D {}", voq.classes["A_cold"].accepted);
-    let isolation = hfdi.isolation.expect("HFDI counts its HPQs");
-    assert!(isolation["hot_queues_allocated"] > 0);
+    assert!(hfdi.isolation.expect("HFDI counts its HPQs")["hot_queues_allocated"] > 0);
 }
 
 // Every hot queue, CAM line and NIC line of FBICM and HFDI is released once its tree has gone: the thesis'

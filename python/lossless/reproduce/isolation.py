@@ -54,10 +54,11 @@ def _traffic(trees: int) -> list[dict]:
 
 
 def _network_throughput(run: Result) -> pd.Series:
-    """Accepted traffic of all classes per bin, as a fraction of what the 64 nodes can take."""
+    """Accepted traffic of all classes per bin, as a fraction of what the nodes can take (every
+    node is a source of one class)."""
     ts = run.timeseries
     sources = {c: v["sources"] for c, v in run.summary["classes"].items()}
-    weighted = ts["accepted"] * ts["class"].map(sources) / 64
+    weighted = ts["accepted"] * ts["class"].map(sources) / sum(sources.values())
     return weighted.groupby(ts["bin_start_ns"]).sum()
 
 
@@ -108,3 +109,171 @@ def ib_t51(out: Path, full: bool, jobs) -> Reproduction:
     fig.suptitle("Thesis Paper V Fig. 8 (network #3, case #4)")
     r.figure = save_figure(fig, out)
     return r
+
+
+# ---------------------------------------------------------------------------------------------
+# Paper VI: EcoCC and HFDI on multi-read-port VOQ switches (examples/isolation/fattree64_ecocc.toml)
+
+PAPER_VI = "isolation/fattree64_ecocc.toml"
+#: Table 2's patterns: the share of hot senders (every 8th host, then also the 4th, the 2nd and
+#: 6th of each 8) and the number of roots.
+PATTERNS = {1: ({0}, 1), 2: ({0, 4}, 4), 3: ({0, 2, 4}, 6)}
+#: Paper VI §IV: dList capacity by network size (4-ary n-trees).
+DLIST = {3: 8, 4: 16, 5: 32}
+DLIST_BY_NODES = [(4**n, d) for n, d in DLIST.items()]
+NONE = {"cc": {"mechanism": "none"}}
+PAPER_VI_TECHNIQUES = {
+    "1VL": {"switch.input_queues": "voq", **NONE},
+    "IB-ITh": {"switch.input_queues": "voq"},
+    "HFDI": {**NONE},
+    "EcoCC": {},
+    # One queue per destination of 64 packets of 2 KB (Paper VI §IV: 8 MB per input at 64 nodes).
+    "VOQnet": {"switch.input_queues": "voqnet", "switch.voqnet.queue_bytes": 131_072, **NONE},
+}
+
+
+def _paper_vi_traffic(n: int, pattern: int) -> list[dict]:
+    hosts = 4**n
+    residues, roots = PATTERNS[pattern]
+    hot = [h for h in range(hosts) if h % 8 in residues]
+    spots = [hosts * f // 8 - 1 for f in (8, 6, 4, 2, 7, 5)][:roots]
+    start, stop = BURST_NS
+    uniform = {"name": "uniform", "pattern": "uniform", "load": 1.0, "sources": [h for h in range(hosts) if h % 8 not in residues]}
+    return [uniform] + [
+        {"name": f"hot{k}", "pattern": "hotspot", "sources": hot[k::roots], "dest": spots[k], "greedy": True, "start_ns": start, "stop_ns": stop} for k in range(roots)
+    ]
+
+
+def _paper_vi_runs(sizes: list[int], patterns: list[int], jobs) -> dict:
+    """Every technique on every (network size n, pattern): the runs, keyed (n, pattern, technique)."""
+    cfg = example(PAPER_VI)
+    points = [(n, p, t) for n in sizes for p in patterns for t in PAPER_VI_TECHNIQUES]
+
+    def overrides(n: int, p: int, t: str) -> dict:
+        o = {"topology.n": n, "traffic": _paper_vi_traffic(n, p), "simulation.bin_ns": 10_000, **PAPER_VI_TECHNIQUES[t]}
+        if t in ("HFDI", "EcoCC"):
+            o["switch.hfdi.dlist"] = DLIST[n]
+        return o
+
+    return dict(zip(points, run_many([(cfg, overrides(*p)) for p in points], jobs)))
+
+
+def _refusals(run: Result) -> int:
+    return (run.summary.get("isolation") or {}).get("hot_queue_refusals", 0)
+
+
+def _paper_vi_figure(runs: dict, cells: list[tuple[int, int]], title: str, out: Path) -> Path:
+    fig, axes = plt.subplots(1, len(cells), figsize=(4.5 * len(cells), 4), sharey=True, squeeze=False)
+    for ax, (n, p) in zip(axes[0], cells):
+        for t in PAPER_VI_TECHNIQUES:
+            s = _network_throughput(runs[(n, p, t)])
+            ax.plot(s.index / 1e6, s.rolling(5, min_periods=1).mean().values, label=t, lw=0.9)
+        ax.axvspan(BURST_NS[0] / 1e6, BURST_NS[1] / 1e6, color="grey", alpha=0.1)
+        ax.set(xlabel="time (ms)", title=f"{4**n} nodes, pattern #{p}")
+    axes[0][0].set_ylabel("normalized network throughput")
+    axes[0][0].legend()
+    fig.suptitle(title)
+    return save_figure(fig, out)
+
+
+@target("ib-t61", "IB-T6.1: Paper VI pattern #2 (4 roots) at 64 and 256 nodes (--full: and 1,024), 1VL/IB-ITh/HFDI/EcoCC/VOQnet")
+def ib_t61(out: Path, full: bool, jobs) -> Reproduction:
+    sizes = [3, 4, 5] if full else [3, 4]
+    runs = _paper_vi_runs(sizes, [2], jobs)
+    r = Reproduction("ib-t61", "Thesis Paper VI Fig. 7b, e, h: network throughput during the 4 hot spots")
+    for n in sizes:
+        lv = {t: float(_during(_network_throughput(runs[(n, 2, t)])).mean()) for t in PAPER_VI_TECHNIQUES}
+        row = ", ".join(f"{t} {v:.3f}" for t, v in lv.items())
+        nodes = 4**n
+        r.check(f"{nodes} nodes: EcoCC ≈ VOQnet", "EcoCC ≈ VOQnet", row, "within 5%", abs(lv["EcoCC"] / lv["VOQnet"] - 1) <= 0.05)
+        r.check(f"{nodes} nodes: HFDI well below EcoCC (runs out of HPQs)", "significant drop", f"EcoCC {lv['EcoCC'] / lv['HFDI'] - 1:+.0%} over HFDI", ">= +10%", lv["EcoCC"] >= 1.10 * lv["HFDI"])
+        r.check(f"{nodes} nodes: HFDI > IB-ITh > 1VL", "HFDI > IB-ITh > 1VL", row, "that order", lv["HFDI"] > lv["IB-ITh"] > lv["1VL"])
+        refused = {t: _refusals(runs[(n, 2, t)]) for t in ("HFDI", "EcoCC")}
+        ratio = refused["HFDI"] / max(refused["EcoCC"], 1)
+        r.check(f"{nodes} nodes: HFDI runs out of HPQs more than EcoCC", "many ports vs rarely", f"{refused['HFDI']} vs {refused['EcoCC']} refused ({ratio:.2f}x)", ">= 1.5x", ratio >= 1.5)
+    r.figure = _paper_vi_figure(runs, [(n, 2) for n in sizes], "Thesis Paper VI Fig. 7 (pattern #2)", out)
+    return r
+
+
+@target("ib-t62", "IB-T6.2: Paper VI patterns #1 (1 root) and #3 (6 roots) at 64 nodes (--full: and 256)")
+def ib_t62(out: Path, full: bool, jobs) -> Reproduction:
+    sizes = [3, 4] if full else [3]
+    runs = _paper_vi_runs(sizes, [1, 3], jobs)
+    r = Reproduction("ib-t62", "Thesis Paper VI Fig. 7a, c, d, f: network throughput with 1 and 6 hot spots")
+    for n in sizes:
+        nodes = 4**n
+        one = {t: float(_during(_network_throughput(runs[(n, 1, t)])).mean()) for t in PAPER_VI_TECHNIQUES}
+        six = {t: float(_during(_network_throughput(runs[(n, 3, t)])).mean()) for t in PAPER_VI_TECHNIQUES}
+        row = lambda lv: ", ".join(f"{t} {v:.3f}" for t, v in lv.items())  # noqa: E731
+        near = max(abs(one[t] / one["VOQnet"] - 1) for t in ("EcoCC", "HFDI"))
+        r.check(f"{nodes} nodes, 1 root: EcoCC ≈ HFDI ≈ VOQnet", "2 HPQs suffice", row(one), "within 5% of VOQnet", near <= 0.05)
+        r.check(f"{nodes} nodes, 1 root: IB-ITh cannot cope, 1VL worst", "EcoCC > IB-ITh > 1VL", row(one), "IB-ITh < 0.95 EcoCC, 1VL lowest", one["IB-ITh"] < 0.95 * one["EcoCC"] and one["1VL"] == min(one.values()))
+        r.check(f"{nodes} nodes, 6 roots: EcoCC > HFDI", "EcoCC > HFDI", row(six), ">= +10%", six["EcoCC"] >= 1.10 * six["HFDI"])
+        r.check(f"{nodes} nodes, 6 roots: EcoCC moderately close to VOQnet", "moderately close", f"{six['EcoCC'] / six['VOQnet'] - 1:+.1%}", "within 15%", abs(six["EcoCC"] / six["VOQnet"] - 1) <= 0.15)
+    r.figure = _paper_vi_figure(runs, [(n, p) for n in sizes for p in (1, 3)], "Thesis Paper VI Fig. 7 (patterns #1 and #3)", out)
+    return r
+
+
+#: Table 3: EcoCC's average gain over each technique, pattern #2 (Paper VI §V-B), by nodes.
+TABLE_3 = {64: {"1VL": 0.58, "IB-ITh": 0.55, "HFDI": 0.29, "VOQnet": 0.0}, 256: {"1VL": 0.83, "IB-ITh": 0.75, "HFDI": 0.43, "VOQnet": 0.0}}
+
+
+def gain(x: pd.Series, y: pd.Series) -> float:
+    """The average gain of X over Y (docs/metrics.md): their mean normalized network
+    throughput during the hot spots, as a ratio, minus 1."""
+    return float(_during(x).mean() / _during(y).mean() - 1)
+
+
+@target("ib-t63", "IB-T6.3: Paper VI Table 3, EcoCC's average gain over each technique at 64 and 256 nodes")
+def ib_t63(out: Path, full: bool, jobs) -> Reproduction:
+    runs = _paper_vi_runs([3, 4], [2], jobs)
+    r = Reproduction("ib-t63", "Thesis Paper VI Table 3: EcoCC's average gain, pattern #2")
+    gains = {}
+    for n, nodes in ((3, 64), (4, 256)):
+        eco = _network_throughput(runs[(n, 2, "EcoCC")])
+        for t, paper in TABLE_3[nodes].items():
+            g = gains[(nodes, t)] = gain(eco, _network_throughput(runs[(n, 2, t)]))
+            tol = 0.05 if t == "VOQnet" else 0.20
+            r.check(f"{nodes} nodes: EcoCC over {t}", f"{paper:+.0%}", f"{g:+.0%}", f"±{tol:.0%} (points)", abs(g - paper) <= tol)
+    fig, ax = plt.subplots(figsize=(7, 4))
+    labels = [f"{t}\n{nodes}" for nodes in TABLE_3 for t in TABLE_3[nodes]]
+    xs = range(len(labels))
+    ax.bar([x - 0.2 for x in xs], [100 * TABLE_3[nodes][t] for nodes in TABLE_3 for t in TABLE_3[nodes]], 0.4, label="thesis")
+    ax.bar([x + 0.2 for x in xs], [100 * gains[(nodes, t)] for nodes in TABLE_3 for t in TABLE_3[nodes]], 0.4, label="lossless")
+    ax.set_xticks(list(xs), labels)
+    ax.set(ylabel="EcoCC's gain (%)", title="Thesis Paper VI Table 3 (pattern #2)")
+    ax.legend()
+    r.figure = save_figure(fig, out)
+    return r
+
+
+def cam_line_cells(nodes: int, dlist: int, ports: int = 64) -> tuple[int, int]:
+    """CAM and SRAM cells of one EcoCC CAM line (Paper VI supplement §8, Table 5): op and hops
+    (6 CAM cells each for up to 64 ports), Queue (4), a dList of `dlist` destinations of
+    log2(nodes) bits; stop, sentStop, propagated (1 SRAM cell each) and a 32-bit timer."""
+    bits = max(1, (nodes - 1).bit_length())
+    op = max(1, (ports - 1).bit_length())
+    return op + 6 + 4 + dlist * bits, 3 + 32
+
+
+@target("ib-t65", "IB-T6.5: Paper VI supplement Tables 4-5, the cost of EcoCC's CAM lines and of VOQnet")
+def ib_t65(out: Path, full: bool, jobs) -> Reproduction:
+    r = Reproduction("ib-t65", "Thesis Paper VI supplement §8: CAM lines per input port, against VOQnet's memory")
+    for (nodes, dlist), paper in zip(DLIST_BY_NODES, (64, 144, 336)):
+        cam, sram = cam_line_cells(nodes, dlist)
+        r.check(f"{nodes} nodes: CAM cells per line (dList {dlist})", str(paper), str(cam), "exact", cam == paper)
+    cam, sram = cam_line_cells(1024, 32)
+    # 9 lines per input of an 8-port switch: one per VOQ (7, no U-turn) and one per HPQ (2).
+    per_port = 9 * (cam + sram)
+    r.check("1,024 nodes: cells per input port (9 lines)", "3339 (about 418 bytes)", f"{per_port} ({per_port / 8:.0f} bytes)", "exact", per_port == 3339)
+    voqnet = {nodes: 64 * 2048 * nodes for nodes in (64, 256, 1024)}
+    r.check("VOQnet's memory per input (64 packets of 2 KB per destination)", "8 / 32 / 128 MB", " / ".join(f"{b // 2**20} MB" for b in voqnet.values()), "exact", list(voqnet.values()) == [8 * 2**20, 32 * 2**20, 128 * 2**20])
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.bar([str(n) for n in voqnet], [b / 1024 for b in voqnet.values()], label="VOQnet (KB per input)")
+    ax.bar([str(n) for n, _ in DLIST_BY_NODES], [9 * sum(cam_line_cells(n, d)) / 8 / 1024 for n, d in DLIST_BY_NODES], label="EcoCC's 9 CAM lines (KB per input)")
+    ax.set(yscale="log", xlabel="nodes", ylabel="KB per input port", title="Thesis Paper VI supplement §8")
+    ax.legend()
+    r.figure = save_figure(fig, out)
+    return r
+
+

@@ -10,8 +10,10 @@
 //!   switch allocates an HPQ the first time a packet at the head of its CPQ for that output is
 //!   for one of the line's destinations (lazy allocation), and such packets move into the HPQ at
 //!   the CPQ's head (post-processing).
-//! - **HPQs and root lines** use the same two thresholds: the first time above `hth_bytes` the
-//!   line goes upstream, later ones stop the sender upstream, and at `lth_bytes` it goes on.
+//! - **HPQs** use the same two thresholds: the first time above `hth_bytes` an HPQ's line goes
+//!   upstream, later ones stop the sender upstream, and at `lth_bytes` it goes on. A root line
+//!   never stops the sender: Stop & Go run between consecutive HPQs only (§III-B), so a root
+//!   CPQ may fill its input buffer (the buffer hogging that EcoCC's throttling removes).
 //! - **Deallocation**: an empty HPQ (or a root line whose CPQ has emptied) is freed and the
 //!   sender upstream told.
 //!
@@ -81,7 +83,7 @@ pub struct Hfdi {
 
 impl Registered for Hfdi {
     const ABOUT: &'static str = "VOQs (CPQs) and a few HPQs per input with CAM lines, exact root detection and Stop & Go (HFDI, thesis Paper VI; EcoCC with IB CC).";
-    const DOC: &'static str = "Congested-flow isolation on VOQ switches (thesis Paper VI §III-B, HFDI; EcoCC when IB CC marks too): every input keeps a cold-packet queue (CPQ) per output port and `hpqs` hot-packet queues (HPQs) with CAM lines. A CPQ above `hth_bytes` makes its output a root: a line with the destinations the CPQ holds (at most `dlist`) goes upstream at once, and no HPQ is taken at the root. The output upstream keeps the line; an input there allocates an HPQ the first time a packet at the head of its CPQ for that output is for one of the line's destinations, and such packets move into it. An HPQ above `hth_bytes` sends its line further up the first time, stops the sender upstream the next times, and lets it go at `lth_bytes`; an empty HPQ (or a root whose CPQ emptied) is freed and the sender upstream told. CPQs and HPQs share the input buffer. With `cc.mechanism = \"ibcc\"` at threshold weight 15 over a 128 KB buffer (8 KB, HTh) and 4 KB of hysteresis (LTh) it is EcoCC. Needs credit flow control and a routing that keeps a packet on one VC; set `switch.read_ports` to the port count for Paper VI's switches.\n\n| key | default | meaning |\n|---|---|---|\n| `hpqs` | `2` | HPQs and their CAM lines per input, 1 to 16 (Paper VI §IV). |\n| `hth_bytes` | `8192` | HTh: 4 packets of 2 KB (Paper VI §IV). |\n| `lth_bytes` | `4096` | LTh: 2 packets (not given; Paper VI's supplement asks HTh - LTh >= 2 MTUs: our choice). |\n| `dlist` | `8` | Destinations per line (Paper VI §IV: 8 for 64 nodes, 16 for 256, 32 for 1,024). |\n";
+    const DOC: &'static str = "Congested-flow isolation on VOQ switches (thesis Paper VI §III-B, HFDI; EcoCC when IB CC marks too): every input keeps a cold-packet queue (CPQ) per output port and `hpqs` hot-packet queues (HPQs) with CAM lines. A CPQ above `hth_bytes` makes its output a root: a line with the destinations the CPQ holds (at most `dlist`) goes upstream at once, and no HPQ is taken at the root. The output upstream keeps the line; an input there allocates an HPQ the first time a packet at the head of its CPQ for that output is for one of the line's destinations, and such packets move into it. An HPQ above `hth_bytes` sends its line further up the first time, stops the sender upstream the next times, and lets it go at `lth_bytes` (a root never stops it: Stop & Go run between HPQs); an empty HPQ (or a root whose CPQ emptied) is freed and the sender upstream told. CPQs and HPQs share the input buffer. With `cc.mechanism = \"ibcc\"` at threshold weight 15 over a 128 KB buffer (8 KB, HTh) and 4 KB of hysteresis (LTh) it is EcoCC. Needs credit flow control and a routing that keeps a packet on one VC; set `switch.read_ports` to the port count for Paper VI's switches.\n\n| key | default | meaning |\n|---|---|---|\n| `hpqs` | `2` | HPQs and their CAM lines per input, 1 to 16 (Paper VI §IV). |\n| `hth_bytes` | `8192` | HTh: 4 packets of 2 KB (Paper VI §IV). |\n| `lth_bytes` | `4096` | LTh: 2 packets (not given; Paper VI's supplement asks HTh - LTh >= 2 MTUs: our choice). |\n| `dlist` | `8` | Destinations per line (Paper VI §IV: 8 for 64 nodes, 16 for 256, 32 for 1,024). |\n";
     const PER_OUTPUT: bool = true;
     type Settings = HfdiSettings;
 
@@ -162,7 +164,9 @@ impl Hfdi {
             self.roots[o] = Some(Line { id, dests, follows: None, propagated: false, sent_stop: false, held: false });
         }
         if let Some(root) = self.roots[o].as_mut() {
-            root.crossed(bytes, self.hpqs.thresholds, &mut self.effects);
+            // Stop & Go run between HPQs (§III-B): a root only sends its line up, and back.
+            let t = Thresholds { stop: u32::MAX, ..self.hpqs.thresholds };
+            root.crossed(bytes, t, &mut self.effects);
             if bytes == 0 {
                 root.release(&mut self.effects);
                 self.roots[o] = None;
@@ -297,7 +301,7 @@ mod tests {
     }
 
     #[test]
-    fn a_cpq_above_hth_is_a_root_whose_line_goes_up_and_then_stops_the_sender() {
+    fn a_cpq_above_hth_is_a_root_whose_line_goes_up_and_is_freed_when_it_empties() {
         let mut h = Hfdi::new(&HfdiSettings::default(), 4);
         for (p, dst) in [(0, 7), (1, 8), (2, 7), (3, 7)] {
             push(&mut h, p, 1, dst);
@@ -308,12 +312,12 @@ mod tests {
         push(&mut h, 4, 1, 9);
         assert_eq!(effects(&mut h), [signal(1, Signal::Allocate, &[7, 8, 9])]);
         assert_eq!((h.hot().in_use(), h.lines_in_use()), (0, 1));
+        // A root never stops the sender (Stop & Go run between HPQs).
         push(&mut h, 5, 1, 7);
-        assert_eq!(effects(&mut h), [signal(1, Signal::Stop, &[])]);
+        assert_eq!(effects(&mut h), []);
         for p in 0..4 {
             h.pop(PacketId(p), PortId(1));
         }
-        assert!(effects(&mut h).contains(&signal(1, Signal::Go, &[])), "at LTh it goes on");
         h.pop(PacketId(4), PortId(1));
         h.pop(PacketId(5), PortId(1));
         assert_eq!(effects(&mut h).last(), Some(&signal(1, Signal::Deallocate, &[])));
@@ -339,5 +343,21 @@ mod tests {
         push(&mut h, 3, 3, 4);
         assert!(h.hot().exhausted > 0);
         assert_eq!(h.head(PortId(3)), Some(PacketId(3)));
+    }
+
+    #[test]
+    fn an_hpq_sends_its_line_up_then_stops_and_lets_go_the_sender() {
+        let mut h = Hfdi::new(&HfdiSettings::default(), 4);
+        h.follow(PortId(0), 3, &[NodeId(9)], true);
+        for p in 0..5 {
+            push(&mut h, p, 0, 9);
+        }
+        assert_eq!(effects(&mut h), [Effect::Offer(PacketId(0)), signal(1, Signal::Allocate, &[9])]);
+        push(&mut h, 5, 0, 9);
+        assert_eq!(effects(&mut h), [signal(1, Signal::Stop, &[])]);
+        for p in 0..4 {
+            h.pop(PacketId(p), PortId(0));
+        }
+        assert!(effects(&mut h).contains(&signal(1, Signal::Go, &[])), "at LTh it goes on");
     }
 }
