@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BINARY = ROOT / "target" / "release" / "lossless"
-SCENARIOS = [ROOT / "bench" / name for name in ("fattree256_uniform_1ms.toml", "fattree4096_uniform.toml", "fb512_uniform.toml", "fattree1024_websearch.toml")]
+SCENARIOS = [ROOT / "bench" / name for name in ("fattree256_uniform_1ms.toml", "fattree4096_uniform.toml", "fb512_uniform.toml", "fattree1024_websearch.toml", "fattree1024_ecocc.toml")]
 # BookSim on the 256-node scenario, measured on these machines (issue 2).
 BOOKSIM_PACKETS_PER_S = 1_900
 
