@@ -14,7 +14,7 @@ def test_targets_are_registered():
     assert {"san-2", "san-3", "san-4", "san-5", "san-6", "san-7"} <= set(TARGETS)
     assert {"cbcm-2", "cbcm-3", "cbcm-5", "cbcm-8", "cbcm-9", "cbcm-11", "cbcm-12", "cbcm-13", "cbcm-14"} <= set(TARGETS)
     assert {"acc-3", "acc-4", "acc-5"} <= set(TARGETS)
-    assert {"ib-t51", "ib-t61", "ib-t62", "ib-t63", "ib-t65"} <= set(TARGETS)
+    assert {"ib-t51", "ib-t52", "ib-t61", "ib-t62", "ib-t63", "ib-t65"} <= set(TARGETS)
 
 
 def test_ib_t51_orders_the_isolation_techniques(tmp_path):
@@ -32,6 +32,11 @@ def test_ib_t62_and_t65(tmp_path):
     r = reproduce("ib-t62", tmp_path)
     assert [c.headline for c in r.checks if not c.ok] == ["64 nodes, 6 roots: EcoCC > HFDI"], r.table()
     assert reproduce("ib-t65", tmp_path).ok
+
+
+def test_ib_t52_parking_lot_holds(tmp_path):
+    r = reproduce("ib-t52", tmp_path)
+    assert r.ok, r.table()
 
 
 def test_cbcm_2_reproduces(tmp_path):

@@ -111,6 +111,46 @@ def ib_t51(out: Path, full: bool, jobs) -> Reproduction:
     return r
 
 
+PARKING_LOT = "isolation/parking_lot.toml"
+#: Paper V §V-A's ITh for 64 KB buffers (above), as a `[cc]` table: the file's 1Q has no `[cc]`.
+ITH_CC = {"mechanism": "ibcc", "ibcc": {"threshold": 14, "hysteresis_bytes": 4096, "marking_rate": 0, "ccti_timer_ns": 8_000}}
+PARKING_TECHNIQUES = {
+    "1Q": {},
+    "ITh": {"switch.input_queues": "voq", "cc": ITH_CC},
+    "FBICM": {"switch.input_queues": "fbicm"},
+    "CCFIT": {"switch.input_queues": "fbicm", "cc": {**ITH_CC, "ibcc": {**ITH_CC["ibcc"], "threshold_mode": "cfq"}}},
+}
+
+
+@target("ib-t52", "IB-T5.2: parking-lot fairness and a victim, 1Q/ITh/FBICM/CCFIT (a substitute for Paper V's configuration #1)")
+def ib_t52(out: Path, full: bool, jobs) -> Reproduction:
+    runs = dict(zip(PARKING_TECHNIQUES, run_many([(example(PARKING_LOT), o) for o in PARKING_TECHNIQUES.values()], jobs)))
+    share = {k: {c: v["accepted"] for c, v in run.summary["classes"].items()} for k, run in runs.items()}
+    spread = {k: max(v[c] for c in ("X1", "X2", "Y")) / min(v[c] for c in ("X1", "X2", "Y")) for k, v in share.items()}
+    r = Reproduction("ib-t52", "Thesis Paper V Fig. 9: shares of the hot spot's link (X1, X2 one input, Y another) and the victim")
+
+    def row(k: str) -> str:
+        return ", ".join(f"{c} {v:.3f}" for c, v in share[k].items())
+
+    r.check("1Q: parking lot (Y against X1, X2)", "1/2 vs 1/4 each (Paper II)", row("1Q"), "Y >= 1.5x each X", all(share["1Q"]["Y"] >= 1.5 * share["1Q"][x] for x in ("X1", "X2")))
+    r.check("1Q: the victim is blocked", "victim HoL-blocked", f"{share['1Q']['victim']:.3f}", "<= 0.5", share["1Q"]["victim"] <= 0.5)
+    r.check("ITh: fair, the victim recovered", "a third each, victim freed", row("ITh"), "max/min <= 1.2, victim >= 0.8", spread["ITh"] <= 1.2 and share["ITh"]["victim"] >= 0.8)
+    best = max(v["victim"] for v in share.values())
+    r.check("FBICM: the best victim", "victim improves more than with ITh", f"{share['FBICM']['victim']:.3f} (best {best:.3f})", "within 0.01 of the best", share["FBICM"]["victim"] >= best - 0.01)
+    r.check("FBICM: the parking lot stays, no less unfair than 1Q", "unfairness increases", f"max/min {spread['FBICM']:.2f} vs 1Q {spread['1Q']:.2f}", ">= 1Q's", spread["FBICM"] >= spread["1Q"] - 0.01)
+    r.check("CCFIT: fair, the victim freed", "fair (Fig. 9d)", row("CCFIT"), "max/min <= 1.2, victim >= 0.8", spread["CCFIT"] <= 1.2 and share["CCFIT"]["victim"] >= 0.8)
+    fig, ax = plt.subplots(figsize=(8, 4))
+    flows = list(share["1Q"])
+    width = 0.8 / len(share)
+    for i, (k, v) in enumerate(share.items()):
+        ax.bar([j + i * width for j in range(len(flows))], [v[c] for c in flows], width, label=k)
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(flows))], flows)
+    ax.set(ylabel="accepted (of its link)", title="Parking lot and victim (thesis Paper V Fig. 9)")
+    ax.legend()
+    r.figure = save_figure(fig, out)
+    return r
+
+
 # ---------------------------------------------------------------------------------------------
 # Paper VI: EcoCC and HFDI on multi-read-port VOQ switches (examples/isolation/fattree64_ecocc.toml)
 
