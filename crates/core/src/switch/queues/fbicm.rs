@@ -24,7 +24,7 @@
 //! band with the link's latency, as credits do; an output offers its turn to the NFQ and the
 //! CFQs of an input in round-robin order.
 
-use super::isolation::{Effect, Entry, HotQueues, Thresholds};
+use super::isolation::{Effect, Entry, HotQueues, Thresholds, MAX_HOT_QUEUES};
 use super::{Popped, Queueing, Registered};
 use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{NodeId, PacketId, PortId};
@@ -57,13 +57,10 @@ impl Default for FbicmSettings {
     }
 }
 
-/// The most CFQs an input may have: the ports of a switch bound what an input can tell apart.
-pub const MAX_CFQS: u32 = 16;
-
 impl Settings for FbicmSettings {
     fn validate(&self) -> ConfigResult<()> {
-        if self.cfqs == 0 || self.cfqs > MAX_CFQS {
-            return Err(ConfigError::new("switch.fbicm.cfqs", format!("must be 1 to {MAX_CFQS}, got {} (input_queues = \"fifo\" has none)", self.cfqs)));
+        if self.cfqs == 0 || self.cfqs > MAX_HOT_QUEUES {
+            return Err(ConfigError::new("switch.fbicm.cfqs", format!("must be 1 to {MAX_HOT_QUEUES}, got {} (input_queues = \"fifo\" has none)", self.cfqs)));
         }
         if self.detect_bytes == 0 {
             return Err(ConfigError::new("switch.fbicm.detect_bytes", "must be above 0: an empty NFQ is not congested"));

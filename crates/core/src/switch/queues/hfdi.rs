@@ -23,7 +23,7 @@
 //! a root line's destinations are those in its CPQ when it is detected; a root line is freed
 //! when its CPQ empties, as an HPQ is; an output serves an input's CPQ and HPQs in turn.
 
-use super::isolation::{Effect, Entry, HotQueues, Line, Thresholds};
+use super::isolation::{Effect, Entry, HotQueues, Line, Thresholds, MAX_HOT_QUEUES};
 use super::{Popped, Queueing, Registered};
 use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{NodeId, PacketId, PortId};
@@ -55,8 +55,8 @@ impl Default for HfdiSettings {
 
 impl Settings for HfdiSettings {
     fn validate(&self) -> ConfigResult<()> {
-        if self.hpqs == 0 || self.hpqs > super::fbicm::MAX_CFQS {
-            return Err(ConfigError::new("switch.hfdi.hpqs", format!("must be 1 to {}, got {} (input_queues = \"voq\" has none)", super::fbicm::MAX_CFQS, self.hpqs)));
+        if self.hpqs == 0 || self.hpqs > MAX_HOT_QUEUES {
+            return Err(ConfigError::new("switch.hfdi.hpqs", format!("must be 1 to {MAX_HOT_QUEUES}, got {} (input_queues = \"voq\" has none)", self.hpqs)));
         }
         if self.lth_bytes >= self.hth_bytes {
             return Err(ConfigError::new("switch.hfdi.lth_bytes", format!("must be below hth_bytes ({}), got {}", self.hth_bytes, self.lth_bytes)));

@@ -11,6 +11,9 @@
 use crate::ids::{NodeId, PacketId, PortId};
 use std::collections::VecDeque;
 
+/// The most hot queues an input may have (a few is the point: the thesis' inputs have two).
+pub const MAX_HOT_QUEUES: u32 = 16;
+
 /// What a line tells the sender at the far end of its input's link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Signal {
