@@ -9,7 +9,6 @@ use crate::cc::Mechanism;
 use crate::engine::Event;
 use crate::ids::{ChannelId, Endpoint, NodeId, PortId, SwitchId, Vc};
 use crate::switch::queues::isolation::{Effect, Signal};
-use crate::switch::queues::Queues;
 use crate::switch::CamLine;
 
 impl<M: Mechanism> Sim<M> {
@@ -19,10 +18,8 @@ impl<M: Mechanism> Sim<M> {
     /// has no upstream).
     pub(super) fn isolation_effects(&mut self, s: SwitchId, port: PortId, vc: Vc) {
         let mut effects = std::mem::take(&mut self.effects);
-        match &mut self.switches[s.idx()].inputs[port.idx()][vc as usize].queues {
-            Queues::Fbicm(f) => f.take_effects(&mut effects),
-            Queues::Hfdi(h) => h.take_effects(&mut effects),
-            _ => {}
+        if let Some(q) = self.switches[s.idx()].inputs[port.idx()][vc as usize].queues.isolating() {
+            q.take_effects(&mut effects);
         }
         for e in effects.drain(..) {
             match e {
@@ -100,17 +97,9 @@ impl<M: Mechanism> Sim<M> {
                 let exists = signal != Signal::Deallocate;
                 for port in 0..self.switches[s.idx()].inputs.len() {
                     let port = PortId::new(port);
-                    match &mut self.switches[s.idx()].inputs[port.idx()][vc as usize].queues {
-                        Queues::Fbicm(f) => {
-                            f.follow(out, line, &dests, exists);
-                            f.hold(out, line, stopped);
-                        }
-                        Queues::Hfdi(h) => {
-                            h.follow(out, line, &dests, exists);
-                            h.hold(out, line, stopped);
-                        }
-                        _ => continue,
-                    }
+                    let Some(q) = self.switches[s.idx()].inputs[port.idx()][vc as usize].queues.isolating() else { continue };
+                    q.follow(out, line, &dests, exists);
+                    q.hold(out, line, stopped);
                     self.isolation_effects(s, port, vc);
                 }
                 if signal != Signal::Stop {
@@ -123,11 +112,7 @@ impl<M: Mechanism> Sim<M> {
     /// Hot queues allocated and allocations refused over the run (`Summary::isolation`), if
     /// the data VCs isolate congested flows.
     pub(super) fn isolation_counters(&self) -> Option<std::collections::BTreeMap<String, u64>> {
-        let mut hot = self.switches.iter().flat_map(|s| s.inputs.iter().flatten()).filter_map(|i| match &i.queues {
-            Queues::Fbicm(f) => Some(f.hot()),
-            Queues::Hfdi(h) => Some(h.hot()),
-            _ => None,
-        });
+        let mut hot = self.switches.iter().flat_map(|s| s.inputs.iter().flatten()).filter_map(|i| i.queues.isolation()).map(|q| q.hot());
         let first = hot.next()?;
         let (allocated, refused) = hot.fold((first.allocated, first.exhausted), |(a, r), h| (a + h.allocated, r + h.exhausted));
         Some([("hot_queues_allocated".to_string(), allocated), ("hot_queue_refusals".to_string(), refused)].into_iter().collect())
@@ -137,16 +122,7 @@ impl<M: Mechanism> Sim<M> {
     /// inputs, CAM lines at outputs and lines at NICs. Zero once every congestion tree has gone
     /// and its packets have drained.
     pub fn isolation_in_use(&self) -> usize {
-        let inputs: usize = self
-            .switches
-            .iter()
-            .flat_map(|s| s.inputs.iter().flatten())
-            .map(|i| match &i.queues {
-                Queues::Fbicm(f) => f.hot().in_use(),
-                Queues::Hfdi(h) => h.lines_in_use(),
-                _ => 0,
-            })
-            .sum();
+        let inputs: usize = self.switches.iter().flat_map(|s| s.inputs.iter().flatten()).filter_map(|i| i.queues.isolation()).map(|q| q.lines_in_use()).sum();
         let cam: usize = self.switches.iter().flat_map(|s| &s.outputs).map(|o| o.cam.len()).sum();
         inputs + cam + self.nics.iter().map(|n| n.lines.len()).sum::<usize>()
     }

@@ -256,10 +256,10 @@ impl Switch {
     pub fn root_cfq_bytes(&self, out: PortId, vc: Vc) -> u32 {
         let o = &self.outputs[out.idx()];
         let downstream = |line: &queues::isolation::Line| o.cam.iter().any(|l| l.vc == vc && l.dests.iter().any(|d| line.dests.contains(d)));
-        let roots = self.inputs.iter().filter_map(|i| match &i[vc as usize].queues {
-            Queues::Fbicm(f) => f.hot().for_output(out).filter(|(line, _)| !downstream(line)).map(|(_, b)| b).max(),
-            _ => None,
-        });
+        let roots = self
+            .inputs
+            .iter()
+            .filter_map(|i| i[vc as usize].queues.isolation()?.hot().for_output(out).filter(|(line, _)| !downstream(line)).map(|(_, b)| b).max());
         roots.max().unwrap_or(0)
     }
 

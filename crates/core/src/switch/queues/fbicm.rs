@@ -24,7 +24,7 @@
 //! band with the link's latency, as credits do; an output offers its turn to the NFQ and the
 //! CFQs of an input in round-robin order.
 
-use super::isolation::{Effect, Entry, HotQueues, Thresholds, MAX_HOT_QUEUES};
+use super::isolation::{Effect, Entry, HotQueues, Isolating, Thresholds, MAX_HOT_QUEUES};
 use super::{Popped, Queueing, Registered};
 use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{NodeId, PacketId, PortId};
@@ -119,25 +119,6 @@ impl Fbicm {
         (0..n).map(move |k| (self.turn + k) % n).filter_map(|q| self.queue(q).and_then(|e| e.front()).map(|e| (q, *e)))
     }
 
-    /// Outputs the buffer offers a packet, one bit each.
-    fn offered(&self) -> u64 {
-        self.heads().fold(0, |m, (_, e)| m | e.out.bit())
-    }
-
-    /// Runs `change`, then reports every output offered now and not before (and `again`, an
-    /// output whose request was withdrawn), with the packet it is offered first.
-    fn tracked(&mut self, again: u64, change: impl FnOnce(&mut Fbicm)) {
-        let before = self.offered() & !again;
-        change(self);
-        let mut new = self.offered() & !before;
-        while new != 0 {
-            let out = PortId(new.trailing_zeros() as u16);
-            new &= new - 1;
-            let head = self.head(out).expect("an offered output has a head");
-            self.effects.push(Effect::Offer(head));
-        }
-    }
-
     /// Post-processing: moves NFQ heads that a CFQ takes (its own line's, or a new one for a
     /// line the input follows) into it; detection: while the NFQ is above its threshold, a new
     /// CFQ isolates its head's destination.
@@ -156,29 +137,38 @@ impl Fbicm {
             self.cfqs.push(slot, e, &mut self.effects);
         }
     }
+}
 
-    /// Output `out`'s line `id` for `dests` appeared (`on`) or went: this input isolates those
-    /// destinations' packets for `out` in a CFQ as they reach the NFQ's head, if one is free.
-    pub fn follow(&mut self, out: PortId, id: u32, dests: &[NodeId], on: bool) {
+impl Isolating for Fbicm {
+    fn follow(&mut self, out: PortId, id: u32, dests: &[NodeId], on: bool) {
         self.cfqs.follow(out, id, dests, on);
         if on {
             self.tracked(0, Fbicm::settle);
         }
     }
 
-    /// Output `out`'s line `id` was stopped (`on`) or let go (or went).
-    pub fn hold(&mut self, out: PortId, id: u32, on: bool) {
+    fn hold(&mut self, out: PortId, id: u32, on: bool) {
         self.cfqs.hold(out, id, on, &mut self.effects);
     }
 
-    /// The CFQs.
-    pub fn hot(&self) -> &HotQueues {
+    fn hot(&self) -> &HotQueues {
         &self.cfqs
     }
 
-    /// What the changes since the last call ask of the switch, in order.
-    pub fn take_effects(&mut self, into: &mut Vec<Effect>) {
+    fn lines_in_use(&self) -> usize {
+        self.cfqs.in_use()
+    }
+
+    fn take_effects(&mut self, into: &mut Vec<Effect>) {
         into.append(&mut self.effects);
+    }
+
+    fn offered(&self) -> u64 {
+        self.heads().fold(0, |m, (_, e)| m | e.out.bit())
+    }
+
+    fn effects(&mut self) -> &mut Vec<Effect> {
+        &mut self.effects
     }
 }
 
@@ -254,26 +244,11 @@ impl Queueing for Fbicm {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::switch::queues::isolation::testing::{effects, push, signal, MTU};
     use crate::switch::queues::isolation::Signal;
-
-    const MTU: u32 = 2048;
 
     fn small() -> FbicmSettings {
         FbicmSettings { cfqs: 1, detect_bytes: 2 * MTU, propagate_bytes: 2 * MTU, stop_bytes: 3 * MTU, go_bytes: MTU }
-    }
-
-    fn effects(f: &mut Fbicm) -> Vec<Effect> {
-        let mut v = Vec::new();
-        f.take_effects(&mut v);
-        v
-    }
-
-    fn push(f: &mut Fbicm, pkt: u32, out: u16, dst: u32) {
-        f.push(PacketId(pkt), PortId(out), NodeId(dst), MTU);
-    }
-
-    fn signal(line: u32, signal: Signal, dests: &[u32]) -> Effect {
-        Effect::Signal { line, signal, dests: dests.iter().map(|&d| NodeId(d)).collect() }
     }
 
     #[test]

@@ -23,7 +23,7 @@
 //! a root line's destinations are those in its CPQ when it is detected; a root line is freed
 //! when its CPQ empties, as an HPQ is; an output serves an input's CPQ and HPQs in turn.
 
-use super::isolation::{Effect, Entry, HotQueues, Line, Thresholds, MAX_HOT_QUEUES};
+use super::isolation::{Effect, Entry, HotQueues, Isolating, Line, Thresholds, MAX_HOT_QUEUES};
 use super::{Popped, Queueing, Registered};
 use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{NodeId, PacketId, PortId};
@@ -116,26 +116,6 @@ impl Hfdi {
         })
     }
 
-    /// Outputs the buffer offers a packet, one bit each.
-    fn offered(&self) -> u64 {
-        let cpqs = self.cpqs.iter().enumerate().filter(|(_, q)| !q.is_empty()).fold(0, |m, (o, _)| m | 1 << o);
-        self.hpqs.slots.iter().flatten().filter_map(|q| q.queue.front()).fold(cpqs, |m, e| m | e.out.bit())
-    }
-
-    /// Runs `change`, then reports every output offered now and not before (and `again`, an
-    /// output whose request was withdrawn), with the packet it is offered first.
-    fn tracked(&mut self, again: u64, change: impl FnOnce(&mut Hfdi)) {
-        let before = self.offered() & !again;
-        change(self);
-        let mut new = self.offered() & !before;
-        while new != 0 {
-            let out = PortId(new.trailing_zeros() as u16);
-            new &= new - 1;
-            let head = self.head(out).expect("an offered output has a head");
-            self.effects.push(Effect::Offer(head));
-        }
-    }
-
     /// Post-processing at the head of output `o`'s CPQ (its packets that an HPQ takes move
     /// there), then detection: the CPQ's occupancy against the thresholds, as a root line.
     fn settle(&mut self, o: usize) {
@@ -173,34 +153,39 @@ impl Hfdi {
             }
         }
     }
+}
 
-    /// Output `out`'s line `id` for `dests` appeared (`on`) or went: this input isolates those
-    /// destinations' packets for `out` in an HPQ as they reach the head of its CPQ for `out`.
-    pub fn follow(&mut self, out: PortId, id: u32, dests: &[NodeId], on: bool) {
+impl Isolating for Hfdi {
+    fn follow(&mut self, out: PortId, id: u32, dests: &[NodeId], on: bool) {
         self.hpqs.follow(out, id, dests, on);
         if on && out.idx() < self.cpqs.len() {
             self.tracked(0, |h| h.settle(out.idx()));
         }
     }
 
-    /// Output `out`'s line `id` was stopped (`on`) or let go (or went).
-    pub fn hold(&mut self, out: PortId, id: u32, on: bool) {
+    fn hold(&mut self, out: PortId, id: u32, on: bool) {
         self.hpqs.hold(out, id, on, &mut self.effects);
     }
 
-    /// The HPQs.
-    pub fn hot(&self) -> &HotQueues {
+    fn hot(&self) -> &HotQueues {
         &self.hpqs
     }
 
-    /// HPQs and root lines allocated now.
-    pub fn lines_in_use(&self) -> usize {
+    fn lines_in_use(&self) -> usize {
         self.hpqs.in_use() + self.roots.iter().flatten().count()
     }
 
-    /// What the changes since the last call ask of the switch, in order.
-    pub fn take_effects(&mut self, into: &mut Vec<Effect>) {
+    fn take_effects(&mut self, into: &mut Vec<Effect>) {
         into.append(&mut self.effects);
+    }
+
+    fn offered(&self) -> u64 {
+        let cpqs = self.cpqs.iter().enumerate().filter(|(_, q)| !q.is_empty()).fold(0, |m, (o, _)| m | 1 << o);
+        self.hpqs.slots.iter().flatten().filter_map(|q| q.queue.front()).fold(cpqs, |m, e| m | e.out.bit())
+    }
+
+    fn effects(&mut self) -> &mut Vec<Effect> {
+        &mut self.effects
     }
 }
 
@@ -282,23 +267,8 @@ impl Queueing for Hfdi {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::switch::queues::isolation::testing::{effects, push, signal};
     use crate::switch::queues::isolation::Signal;
-
-    const MTU: u32 = 2048;
-
-    fn effects(h: &mut Hfdi) -> Vec<Effect> {
-        let mut v = Vec::new();
-        h.take_effects(&mut v);
-        v
-    }
-
-    fn push(h: &mut Hfdi, pkt: u32, out: u16, dst: u32) {
-        h.push(PacketId(pkt), PortId(out), NodeId(dst), MTU);
-    }
-
-    fn signal(line: u32, signal: Signal, dests: &[u32]) -> Effect {
-        Effect::Signal { line, signal, dests: dests.iter().map(|&d| NodeId(d)).collect() }
-    }
 
     #[test]
     fn a_cpq_above_hth_is_a_root_whose_line_goes_up_and_is_freed_when_it_empties() {

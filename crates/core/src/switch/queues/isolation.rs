@@ -8,6 +8,7 @@
 //! root where this input detected the congestion, or follows a line of one of its switch's
 //! outputs, which the input downstream of that output sent up (`Signal::Allocate`).
 
+use super::Queueing;
 use crate::ids::{NodeId, PacketId, PortId};
 use std::collections::VecDeque;
 
@@ -53,6 +54,43 @@ pub struct Thresholds {
     pub stop: u32,
     /// Down to this much, it goes on.
     pub go: u32,
+}
+
+/// An organization that isolates congested flows (`fbicm`, `hfdi`): what the switch asks of
+/// it beyond `Queueing`.
+pub trait Isolating {
+    /// Output `out`'s line `id` for `dests` appeared (`on`) or went: the input isolates those
+    /// destinations' packets for `out` in a hot queue as they reach a cold queue's head.
+    fn follow(&mut self, out: PortId, id: u32, dests: &[NodeId], on: bool);
+    /// Output `out`'s line `id` was stopped (`on`) or let go (or went).
+    fn hold(&mut self, out: PortId, id: u32, on: bool);
+    /// The hot queues.
+    fn hot(&self) -> &HotQueues;
+    /// Lines allocated now: hot queues and roots without one.
+    fn lines_in_use(&self) -> usize;
+    /// What the changes since the last call ask of the switch, in order.
+    fn take_effects(&mut self, into: &mut Vec<Effect>);
+    /// Outputs the buffer offers a packet, one bit each.
+    fn offered(&self) -> u64;
+    /// Where the organization collects its effects.
+    fn effects(&mut self) -> &mut Vec<Effect>;
+
+    /// Runs `change`, then reports every output offered now and not before (and `again`, an
+    /// output whose request was withdrawn), with the packet it is offered first.
+    fn tracked(&mut self, again: u64, change: impl FnOnce(&mut Self))
+    where
+        Self: Queueing + Sized,
+    {
+        let before = self.offered() & !again;
+        change(self);
+        let mut new = self.offered() & !before;
+        while new != 0 {
+            let out = PortId(new.trailing_zeros() as u16);
+            new &= new - 1;
+            let head = self.head(out).expect("an offered output has a head");
+            self.effects().push(Effect::Offer(head));
+        }
+    }
 }
 
 /// A CAM line.
@@ -252,5 +290,30 @@ impl HotQueues {
             }
         }
         Ok(())
+    }
+}
+
+/// What the organizations' unit tests share.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{Effect, Isolating, Signal};
+    use crate::ids::{NodeId, PacketId, PortId};
+    use crate::switch::queues::Queueing;
+
+    pub const MTU: u32 = 2048;
+
+    pub fn effects(q: &mut impl Isolating) -> Vec<Effect> {
+        let mut v = Vec::new();
+        q.take_effects(&mut v);
+        v
+    }
+
+    /// Queues an MTU-sized packet `pkt` for host `dst` by output `out`.
+    pub fn push(q: &mut impl Queueing, pkt: u32, out: u16, dst: u32) {
+        q.push(PacketId(pkt), PortId(out), NodeId(dst), MTU);
+    }
+
+    pub fn signal(line: u32, signal: Signal, dests: &[u32]) -> Effect {
+        Effect::Signal { line, signal, dests: dests.iter().map(|&d| NodeId(d)).collect() }
     }
 }

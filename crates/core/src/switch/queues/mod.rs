@@ -202,6 +202,26 @@ macro_rules! __organizations {
 }
 crate::organizations!(__organizations!());
 
+impl Queues {
+    /// The buffer's congested-flow isolation, if its organization has one.
+    pub fn isolating(&mut self) -> Option<&mut dyn isolation::Isolating> {
+        match self {
+            Queues::Fbicm(f) => Some(f),
+            Queues::Hfdi(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    /// The same, to read.
+    pub fn isolation(&self) -> Option<&dyn isolation::Isolating> {
+        match self {
+            Queues::Fbicm(f) => Some(f),
+            Queues::Hfdi(h) => Some(h),
+            _ => None,
+        }
+    }
+}
+
 impl Spec {
     /// Control and low-priority VCs: one FIFO (SRP paper §4).
     pub fn fifo() -> Spec {
