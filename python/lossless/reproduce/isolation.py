@@ -198,8 +198,8 @@ def _paper_vi_runs(sizes: list[int], patterns: list[int], jobs) -> dict:
     return dict(zip(points, run_many([(cfg, overrides(*p)) for p in points], jobs)))
 
 
-def _refusals(run: Result) -> int:
-    return (run.summary.get("isolation") or {}).get("hot_queue_refusals", 0)
+def _isolation(run: Result, counter: str) -> int:
+    return (run.summary.get("isolation") or {}).get(counter, 0)
 
 
 def _paper_vi_figure(runs: dict, cells: list[tuple[int, int]], title: str, out: Path) -> Path:
@@ -228,9 +228,13 @@ def ib_t61(out: Path, full: bool, jobs) -> Reproduction:
         r.check(f"{nodes} nodes: EcoCC ≈ VOQnet", "EcoCC ≈ VOQnet", row, "within 5%", abs(lv["EcoCC"] / lv["VOQnet"] - 1) <= 0.05)
         r.check(f"{nodes} nodes: HFDI well below EcoCC (runs out of HPQs)", "significant drop", f"EcoCC {lv['EcoCC'] / lv['HFDI'] - 1:+.0%} over HFDI", ">= +10%", lv["EcoCC"] >= 1.10 * lv["HFDI"])
         r.check(f"{nodes} nodes: HFDI > IB-ITh > 1VL", "HFDI > IB-ITh > 1VL", row, "that order", lv["HFDI"] > lv["IB-ITh"] > lv["1VL"])
-        refused = {t: _refusals(runs[(n, 2, t)]) for t in ("HFDI", "EcoCC")}
-        ratio = refused["HFDI"] / max(refused["EcoCC"], 1)
-        r.check(f"{nodes} nodes: HFDI runs out of HPQs more than EcoCC", "many ports vs rarely", f"{refused['HFDI']} vs {refused['EcoCC']} refused ({ratio:.2f}x)", ">= 1.5x", ratio >= 1.5)
+        # The supplement's Fig. 10 counts ports with no free HPQ over time: ours, the inputs
+        # that ran out at least once (and the refused allocations, for the record).
+        ports = {t: _isolation(runs[(n, 2, t)], "inputs_run_out") for t in ("HFDI", "EcoCC")}
+        refused = {t: _isolation(runs[(n, 2, t)], "hot_queue_refusals") for t in ("HFDI", "EcoCC")}
+        ratio = ports["HFDI"] / max(ports["EcoCC"], 1)
+        ours = f"{ports['HFDI']} vs {ports['EcoCC']} inputs ({ratio:.2f}x; {refused['HFDI']} vs {refused['EcoCC']} refusals)"
+        r.check(f"{nodes} nodes: HFDI runs out of HPQs at more ports than EcoCC", "many ports vs rarely", ours, ">= 1.5x the inputs", ratio >= 1.5)
     r.figure = _paper_vi_figure(runs, [(n, 2) for n in sizes], "Thesis Paper VI Fig. 7 (pattern #2)", out)
     return r
 

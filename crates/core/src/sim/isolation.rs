@@ -8,7 +8,7 @@ use super::Sim;
 use crate::cc::Mechanism;
 use crate::engine::Event;
 use crate::ids::{ChannelId, Endpoint, NodeId, PortId, SwitchId, Vc};
-use crate::switch::queues::isolation::{Effect, Signal};
+use crate::switch::queues::isolation::{Effect, HotQueues, Signal};
 use crate::switch::CamLine;
 
 impl<M: Mechanism> Sim<M> {
@@ -114,8 +114,11 @@ impl<M: Mechanism> Sim<M> {
     pub(super) fn isolation_counters(&self) -> Option<std::collections::BTreeMap<String, u64>> {
         let mut hot = self.switches.iter().flat_map(|s| s.inputs.iter().flatten()).filter_map(|i| i.queues.isolation()).map(|q| q.hot());
         let first = hot.next()?;
-        let (allocated, refused) = hot.fold((first.allocated, first.exhausted), |(a, r), h| (a + h.allocated, r + h.exhausted));
-        Some([("hot_queues_allocated".to_string(), allocated), ("hot_queue_refusals".to_string(), refused)].into_iter().collect())
+        let ran_out = |h: &HotQueues| (h.exhausted > 0) as u64;
+        let (allocated, refused, inputs) =
+            hot.fold((first.allocated, first.exhausted, ran_out(first)), |(a, r, i), h| (a + h.allocated, r + h.exhausted, i + ran_out(h)));
+        let counters = [("hot_queues_allocated", allocated), ("hot_queue_refusals", refused), ("inputs_run_out", inputs)];
+        Some(counters.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
     }
 
     /// Congested-flow isolation state still held anywhere: hot queues and root lines at
