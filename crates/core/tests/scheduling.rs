@@ -306,7 +306,8 @@ links = [
     assert!(hfdi.isolation.expect("HFDI counts its HPQs")["hot_queues_allocated"] > 0);
 }
 
-// Every hot queue, CAM line and NIC line of FBICM and HFDI is released once its tree has gone: the thesis'
+// Every hot queue, CAM line and NIC line of FBICM and HFDI is released once its tree has gone, and
+// no flow's packets arrive out of order: the thesis'
 // Paper V network #3 with its hot spot from 0.1 to 0.3 ms under half-load uniform traffic (which
 // makes short-lived trees of its own) until 0.6 ms, drained by 1 ms.
 #[test]
@@ -329,6 +330,7 @@ fn released_after_the_tree(queues: &str) {
         ],
     );
     let mut sim = lossless_core::Sim::new(&cfg, lossless_core::cc::none::NoCc).unwrap();
+    sim.track_order();
     // Midway through the hot spot (picoseconds).
     sim.run_until(200_000_000, &mut |_| std::ops::ControlFlow::Continue(())).unwrap();
     let during = sim.isolation_in_use();
@@ -337,6 +339,9 @@ fn released_after_the_tree(queues: &str) {
     sim.check_invariants().unwrap();
     assert!(during > 0, "{queues}: the hot spot is isolated while it lasts");
     assert_eq!(sim.isolation_in_use(), 0, "{queues}: released after it");
+    // Moving a flow's packets between an input's queues keeps them in order (post-processing
+    // takes only a cold queue's head, and a hot queue is behind nothing of its flow).
+    assert_eq!(sim.reordered(), 0, "{queues}: delivered out of order");
 }
 
 // Read ports (the thesis' Paper VI switches give each virtual output queue its own): H0's

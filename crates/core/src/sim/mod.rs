@@ -45,7 +45,7 @@ use crate::cc::{Ctx, Deferred, Mechanism, VcClass};
 use crate::config::{Arbitration, Config, NicArbitration, SendQueueScope};
 use crate::engine::{Event, EventQueue};
 use crate::error::{ConfigError, ConfigResult, RunError};
-use crate::ids::{ClassId, Endpoint, PortId, Vc};
+use crate::ids::{ClassId, Endpoint, NodeId, PortId, Vc};
 use crate::nic::{ControlQueues, Copies, Nic, SendQueues};
 use crate::packet::Slab;
 use crate::rng::{stream, Family, Stream};
@@ -281,6 +281,10 @@ pub struct Sim<M: Mechanism> {
     pub(crate) watchdog: deadlock::Watchdog,
     /// Set when the watchdog stopped the run.
     pub(crate) deadlock: Option<Deadlock>,
+    /// Per flow (source, destination): the latest data packet delivered (its injection order,
+    /// `Packet::uid`), and how many arrived after a later one of their flow; kept only once
+    /// `track_order` asked for it.
+    order: Option<(rustc_hash::FxHashMap<(NodeId, NodeId), u64>, u64)>,
     /// Under PFC, per channel and VC: who holds whom paused (`pfc`).
     pub(crate) pfc: Vec<pfc::PfcVc>,
     pub(crate) p: Params,
@@ -485,6 +489,7 @@ impl<M: Mechanism> Sim<M> {
             next_uid: 1,
             watchdog: deadlock::Watchdog::new(watchdog_timeout(cfg, &topo)),
             deadlock: None,
+            order: None,
             pfc: vec![pfc::PfcVc::default(); if matches!(flow, FlowControl::Pfc(_)) { topo.channels.len() * nv } else { 0 }],
             p: Params {
                 router_latency: ps_from_ns(cfg.switch.router_latency_ns),
@@ -550,6 +555,17 @@ impl<M: Mechanism> Sim<M> {
     /// What the watchdog found, if it stopped the run.
     pub fn deadlock(&self) -> Option<&Deadlock> {
         self.deadlock.as_ref()
+    }
+
+    /// From now on, counts data packets delivered after a later packet of their flow (source,
+    /// destination): `reordered`. Off by default, as it keeps a counter per flow.
+    pub fn track_order(&mut self) {
+        self.order.get_or_insert_with(Default::default);
+    }
+
+    /// Data packets delivered out of their flow's order since `track_order` (0 if not tracked).
+    pub fn reordered(&self) -> u64 {
+        self.order.as_ref().map_or(0, |(_, n)| *n)
     }
 
     fn run_deferred(&mut self) {

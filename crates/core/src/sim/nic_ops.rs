@@ -460,6 +460,11 @@ impl<M: Mechanism> Sim<M> {
             PacketKind::Data => {
                 // Mechanisms see every arrival (a duplicate still gets its ACK); statistics
                 // count a packet once.
+                if let Some((last, reordered)) = &mut self.order {
+                    let latest = last.entry((p.src, p.dst)).or_insert(p.uid);
+                    *reordered += (p.uid < *latest) as u64;
+                    *latest = (*latest).max(p.uid);
+                }
                 if self.copies.arrived(p.uid) {
                     self.stats.delivered(self.now, &p);
                 } else {
