@@ -14,6 +14,8 @@
 //!   exactly when its head has been bypassed the limit of times;
 //! - each input queue's byte count is the sum of its packets;
 //! - an input that offers an output a packet requests that output (no request is lost);
+//! - an output's CAM lines (congested-flow isolation) are distinct and no more than the input
+//!   downstream can hold;
 //! - each output's `queued` bytes per VC are those of the packets routed to it that are still in
 //!   the switch's input buffers (queued, or granted with their tail still crossing).
 
@@ -85,6 +87,17 @@ impl<M: Mechanism> Sim<M> {
                 }
             }
             for (port, o) in sw.outputs.iter().enumerate() {
+                // A CAM line mirrors one line of the input downstream: one per (VC, id), and
+                // no more than that input can hold (a root per output port and its hot queues).
+                let bound = crate::config::MAX_SWITCH_PORTS as usize + crate::switch::queues::isolation::MAX_HOT_QUEUES as usize;
+                for (i, l) in o.cam.iter().enumerate() {
+                    if o.cam[..i].iter().any(|m| (m.vc, m.id) == (l.vc, l.id)) {
+                        return Err(format!("switch {s} output {port}: CAM line {} on VC {} twice", l.id, l.vc));
+                    }
+                }
+                if o.cam.len() > bound * nv {
+                    return Err(format!("switch {s} output {port}: {} CAM lines, more than the input downstream can hold", o.cam.len()));
+                }
                 for (vc, ovc) in o.vcs.iter().enumerate() {
                     if ovc.peak > self.p.out_cap {
                         return Err(format!("switch {s} output {port} VC {vc} held {} bytes, capacity {}", ovc.peak, self.p.out_cap));
