@@ -9,8 +9,8 @@
 //!   isolates moves into that CFQ, so only packets of uncongested flows wait at the NFQ's head.
 //! - **Propagation** (events #4, #5): a CFQ holding `propagate_bytes` sends its CAM line
 //!   upstream (`Signal::Allocate`); the output there records it in its CAM, and the inputs
-//!   there isolate that destination too (`mark`): a CFQ of theirs takes its packets as they
-//!   reach the NFQ's head.
+//!   there follow it (`Isolating::follow`): a CFQ of theirs takes its packets for that output
+//!   as they reach the NFQ's head.
 //! - **Stop & Go** (event #5): a CFQ holding `stop_bytes` tells the output upstream to stop
 //!   sending its destination's packets, and to go on once it is down to `go_bytes`; the packets
 //!   held there wait in that switch's CFQs, not in its NFQs.
@@ -19,8 +19,9 @@
 //!
 //! The buffer stays one pool of `input_buffer_*` shared by the NFQ and the CFQs (Paper V §IV-A:
 //! "dynamically managed queues"), with credits for the whole of it upstream. What the thesis
-//! leaves open, and our choices: a CAM line holds one destination (FBICM stores a set, Paper V
-//! footnote 3; a hot spot's tree is one destination); the control information travels out of
+//! leaves open, and our choices: a line detected here holds one destination (FBICM stores a set,
+//! Paper V footnote 3; a hot spot's tree is one destination; a line followed from downstream
+//! keeps the set it came with); the control information travels out of
 //! band with the link's latency, as credits do; an output offers its turn to the NFQ and the
 //! CFQs of an input in round-robin order.
 
