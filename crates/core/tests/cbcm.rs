@@ -52,6 +52,25 @@ fn a_permutation_is_network_congestion_not_endpoint_congestion() {
 }
 
 #[test]
+fn without_throttling_the_senders_keep_the_dedicated_vc_and_share_by_input() {
+    // §VI-C's Fig. 14 setup: the hot spot is found and its traffic moved to the dedicated VC,
+    // but nobody limits its rate. Nodes 0, 1, 2 (router 0) and 8 (router 2, the hot spot's):
+    // round-robin over the hot spot router's inputs gives 8 half the link, the others a sixth;
+    // throttled, a quarter each.
+    let hot = "traffic=[{name=\"hotspot\",pattern=\"hotspot\",sources=[0,1,2,8],dest=9,greedy=true}]";
+    let shares = |throttle: bool| {
+        let s = fb16("minimal", "cbcm", &[hot, &format!("cc.cbcm.throttle={throttle}")]);
+        assert_eq!(s.cc["throttled_pairs"], 4, "throttle = {throttle}: the four senders are identified");
+        [0, 1, 2, 8].map(|h| s.sources[&h])
+    };
+    let (free, fair) = (shares(false), shares(true));
+    assert_close("unthrottled local sender", free[3], 0.5, 0.02);
+    for share in fair {
+        assert_close("throttled sender", share, 0.25, 0.01);
+    }
+}
+
+#[test]
 fn without_the_dedicated_vc_throttled_traffic_shares_the_data_vc() {
     // §VI-C: the same throttling on two VCs instead of three; the hot spot still gets found.
     let s = fb16("minimal", "cbcm", &["cc.cbcm.dedicated_vc=false"]);

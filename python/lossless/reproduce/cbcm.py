@@ -437,7 +437,9 @@ def cbcm14(out: Path, full: bool, jobs) -> Reproduction:
     cfg = example(FB16)
     # §VI-C: nodes 0 to 2 (router 0) and 8 (router 2) send to node 9 (router 2), nothing else.
     traffic = {"traffic": [{"name": "hotspot", "pattern": "hotspot", "sources": [0, 1, 2, 8], "dest": 9, "greedy": True}]}
-    unthrottled, throttled = run_many([(cfg, {**window(full), **traffic, **scheme(m, "ugal")}) for m in ("none", "cbcm")], jobs)
+    # Both with the dedicated VC, as Fig. 14 assumes: found and moved to it, throttled or not.
+    points = [{"cc.cbcm.throttle": throttle} for throttle in (False, True)]
+    unthrottled, throttled = run_many([(cfg, {**window(full), **traffic, **scheme("cbcm", "ugal"), **o}) for o in points], jobs)
     r = Reproduction("cbcm-14", "CBCM paper Fig. 14: hot-spot senders with and without throttling")
 
     def per_sender(run) -> dict[int, float]:

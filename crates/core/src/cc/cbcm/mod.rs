@@ -54,6 +54,10 @@ pub struct CbcmConfig {
     /// A throttled source injects at this share of its link / D_t: 1 (§IV-B3); §VI-C compares
     /// 0.99.
     pub rate_scale: f64,
+    /// Sources limit their rate to a hot spot (Algorithm 1); false: they only move its traffic
+    /// to the dedicated VC and route it minimally, at any rate (§VI-C's Fig. 14 "without
+    /// throttling").
+    pub throttle: bool,
     /// Hot spots are also detected at intermediate routers, from each destination's contention
     /// among a router's inputs (§VI-A); false: at destinations only (§IV-B2).
     pub router_detection: bool,
@@ -74,6 +78,7 @@ impl Default for CbcmConfig {
             generation_epoch_ns: 1_000.0,
             dedicated_vc: true,
             rate_scale: 1.0,
+            throttle: true,
             router_detection: false,
             router_epoch_ns: 3_000.0,
         }
@@ -155,6 +160,7 @@ pub struct Cbcm {
     generation_epoch: Time,
     dedicated_vc: bool,
     rate: f64,
+    throttle: bool,
     /// A control packet's serialization at the host link: the unit of ε's quiet time.
     control_time: Time,
     /// A data packet's serialization at the host link: the tokens it takes.
@@ -196,6 +202,7 @@ impl Registered for Cbcm {
 | `generation_epoch_ns` | `1000` | A throttled source that generated less than its throttled rate towards the hot spot over this long, and whose send queue to it is not full (a greedy class's), unthrottles (length not in the paper: ours). |
 | `dedicated_vc` | `true` | Throttled traffic on its own low-priority VC (§IV-B3); `false` keeps it on the data VC (§VI-C). |
 | `rate_scale` | `1` | Throttled sources inject at this times 1/D_t of their link (§VI-C compares 0.99). |
+| `throttle` | `true` | Sources limit their rate to a hot spot (Algorithm 1); `false`: they only move its traffic to the dedicated VC and route it minimally, at any rate (§VI-C's Fig. 14 without throttling). |
 | `router_detection` | `false` | Routers detect hot spots too (§VI-A): per destination, the contention degree among a router's inputs marks the packets it forwards there, and a router that forwards only such packets to it for `router_epoch_ns`, from more than one source, throttles those sources itself. The destination's own router leaves it to the destination. |
 | `router_epoch_ns` | `3000` | A router's epoch (length not in the paper: ours, the shortest of 1,000, 2,000 and 3,000 that took no uniform load up to 0.8 on 16 nodes for a hot spot). |
 
@@ -228,6 +235,7 @@ throttle (the paper does not say how the two combine).
             generation_epoch: ps_from_ns(s.generation_epoch_ns),
             dedicated_vc: s.dedicated_vc,
             rate: s.rate_scale,
+            throttle: s.throttle,
             control_time: host.serialization(cfg.nic.control_packet_bytes),
             data_time: host.serialization(cfg.nic.data_packet_bytes),
             switches: Vec::new(),
@@ -376,6 +384,7 @@ impl Mechanism for Cbcm {
         let vc = self.throttled_vc();
         let (rate, data_time) = (self.rate, self.data_time);
         match self.throttled.get_mut(&(q.src, q.dst)) {
+            Some(_) if !self.throttle => Gate::Now(vc),
             Some(t) => Gate::not_before(t.ready_at(data_time, now, rate), now, vc),
             None => Gate::Now(DATA_VC),
         }
