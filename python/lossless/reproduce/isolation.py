@@ -32,12 +32,12 @@ BURST_NS = (1_000_000, 2_000_000)
 # (upper threshold 2/16 of the buffer) with 4 KB of hysteresis; its Marking_Rate of "85% of the
 # packets" is not an IB Marking_Rate (a mean gap): we mark every eligible packet; its
 # CCTI_Timer is 8 us. CCFIT takes the same, on the fullest root CFQ (`threshold_mode = cfq`).
-ITH = {"cc.mechanism": "ibcc", "cc.ibcc.threshold": 14, "cc.ibcc.hysteresis_bytes": 4096, "cc.ibcc.marking_rate": 0, "cc.ibcc.ccti_timer_ns": 8_000}
+ITH_CC = {"mechanism": "ibcc", "ibcc": {"threshold": 14, "hysteresis_bytes": 4096, "marking_rate": 0, "ccti_timer_ns": 8_000}}
 TECHNIQUES = {
     "1Q": {"switch.input_queues": "fifo"},
-    "ITh": {"switch.input_queues": "voq", **ITH},
+    "ITh": {"switch.input_queues": "voq", "cc": ITH_CC},
     "FBICM": {"switch.input_queues": "fbicm"},
-    "CCFIT": {"switch.input_queues": "fbicm", **ITH, "cc.ibcc.threshold_mode": "cfq"},
+    "CCFIT": {"switch.input_queues": "fbicm", "cc": {**ITH_CC, "ibcc": {**ITH_CC["ibcc"], "threshold_mode": "cfq"}}},
     "VOQnet": {"switch.input_queues": "voqnet"},
 }
 
@@ -66,6 +66,25 @@ def _during(s: pd.Series) -> pd.Series:
     return s[(s.index >= BURST_NS[0]) & (s.index < BURST_NS[1])]
 
 
+def _level(s: pd.Series) -> float:
+    """Mean normalized network throughput during the hot spots."""
+    return float(_during(s).mean())
+
+
+def _throughput_figure(panels: dict[str, dict[str, pd.Series]], title: str, out: Path) -> Path:
+    """One panel per entry of `panels` (its title: the techniques' throughput over time)."""
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.5 * len(panels), 4), sharey=True, squeeze=False)
+    for ax, (name, lines) in zip(axes[0], panels.items()):
+        for k, s in lines.items():
+            ax.plot(s.index / 1e6, s.rolling(5, min_periods=1).mean().values, label=k, lw=0.9)
+        ax.axvspan(BURST_NS[0] / 1e6, BURST_NS[1] / 1e6, color="grey", alpha=0.1)
+        ax.set(xlabel="time (ms)", title=name)
+    axes[0][0].set_ylabel("normalized network throughput")
+    axes[0][0].legend()
+    fig.suptitle(title)
+    return save_figure(fig, out)
+
+
 @target("ib-t51", "IB-T5.1: Paper V network #3, 1, 4 and 6 hot spots, 1Q/ITh/FBICM/CCFIT/VOQnet")
 def ib_t51(out: Path, full: bool, jobs) -> Reproduction:
     cfg = example(NETWORK)
@@ -76,7 +95,7 @@ def ib_t51(out: Path, full: bool, jobs) -> Reproduction:
     # Normalized network throughput during the burst, mean over seeds; and its spread over
     # 10-us bins once the first 250 us of the onset have passed (the saw-tooth Paper V sees in
     # ITh, not the fall that every technique but VOQnet shows at the onset).
-    level = {(t, k): statistics.mean(float(_during(series[(t, k, s)]).mean()) for s in seeds) for t, k, _ in points}
+    level = {(t, k): statistics.mean(_level(series[(t, k, s)]) for s in seeds) for t, k, _ in points}
     settled = {p: s[s.index >= BURST_NS[0] + 250_000] for p, s in series.items()}
     spread = {(t, k): statistics.mean(float(_during(settled[(t, k, s)]).std(ddof=0)) for s in seeds) for t, k, _ in points}
     r = Reproduction("ib-t51", "Thesis Paper V Fig. 8: network throughput during the hot spots, per technique")
@@ -97,29 +116,14 @@ def ib_t51(out: Path, full: bool, jobs) -> Reproduction:
     saw = max(spread[(t, "ITh")] / spread[(t, "CCFIT")] for t in (4, 6))
     r.check("4 and 6 trees: ITh saw-tooth", "ITh oscillates", f"spread over 10-us bins after the onset up to {saw:.2f}x CCFIT's", "> 1.5x CCFIT's", saw > 1.5)
 
-    fig, axes = plt.subplots(1, 3, figsize=(14, 4), sharey=True)
-    for ax, t in zip(axes, (1, 4, 6)):
-        for k in TECHNIQUES:
-            s = series[(t, k, seeds[0])]
-            ax.plot(s.index / 1e6, s.rolling(5, min_periods=1).mean().values, label=k, lw=0.9)
-        ax.axvspan(BURST_NS[0] / 1e6, BURST_NS[1] / 1e6, color="grey", alpha=0.1)
-        ax.set(xlabel="time (ms)", title=f"{t} hot spot{'s' if t > 1 else ''}")
-    axes[0].set_ylabel("normalized network throughput")
-    axes[0].legend()
-    fig.suptitle("Thesis Paper V Fig. 8 (network #3, case #4)")
-    r.figure = save_figure(fig, out)
+    panels = {f"{t} hot spot{'s' if t > 1 else ''}": {k: series[(t, k, seeds[0])] for k in TECHNIQUES} for t in (1, 4, 6)}
+    r.figure = _throughput_figure(panels, "Thesis Paper V Fig. 8 (network #3, case #4)", out)
     return r
 
 
 PARKING_LOT = "isolation/parking_lot.toml"
-#: Paper V §V-A's ITh for 64 KB buffers (above), as a `[cc]` table: the file's 1Q has no `[cc]`.
-ITH_CC = {"mechanism": "ibcc", "ibcc": {"threshold": 14, "hysteresis_bytes": 4096, "marking_rate": 0, "ccti_timer_ns": 8_000}}
-PARKING_TECHNIQUES = {
-    "1Q": {},
-    "ITh": {"switch.input_queues": "voq", "cc": ITH_CC},
-    "FBICM": {"switch.input_queues": "fbicm"},
-    "CCFIT": {"switch.input_queues": "fbicm", "cc": {**ITH_CC, "ibcc": {**ITH_CC["ibcc"], "threshold_mode": "cfq"}}},
-}
+#: Paper V §V compares the four on its configuration #1 (VOQnet is for network #3 only).
+PARKING_TECHNIQUES = {k: v for k, v in TECHNIQUES.items() if k != "VOQnet"}
 
 
 @target("ib-t52", "IB-T5.2: parking-lot fairness and a victim, 1Q/ITh/FBICM/CCFIT (a substitute for Paper V's configuration #1)")
@@ -203,17 +207,8 @@ def _isolation(run: Result, counter: str) -> int:
 
 
 def _paper_vi_figure(runs: dict, cells: list[tuple[int, int]], title: str, out: Path) -> Path:
-    fig, axes = plt.subplots(1, len(cells), figsize=(4.5 * len(cells), 4), sharey=True, squeeze=False)
-    for ax, (n, p) in zip(axes[0], cells):
-        for t in PAPER_VI_TECHNIQUES:
-            s = _network_throughput(runs[(n, p, t)])
-            ax.plot(s.index / 1e6, s.rolling(5, min_periods=1).mean().values, label=t, lw=0.9)
-        ax.axvspan(BURST_NS[0] / 1e6, BURST_NS[1] / 1e6, color="grey", alpha=0.1)
-        ax.set(xlabel="time (ms)", title=f"{4**n} nodes, pattern #{p}")
-    axes[0][0].set_ylabel("normalized network throughput")
-    axes[0][0].legend()
-    fig.suptitle(title)
-    return save_figure(fig, out)
+    panels = {f"{4**n} nodes, pattern #{p}": {t: _network_throughput(runs[(n, p, t)]) for t in PAPER_VI_TECHNIQUES} for n, p in cells}
+    return _throughput_figure(panels, title, out)
 
 
 @target("ib-t61", "IB-T6.1: Paper VI pattern #2 (4 roots) at 64 and 256 nodes (--full: and 1,024), 1VL/IB-ITh/HFDI/EcoCC/VOQnet")
@@ -222,7 +217,7 @@ def ib_t61(out: Path, full: bool, jobs) -> Reproduction:
     runs = _paper_vi_runs(sizes, [2], jobs)
     r = Reproduction("ib-t61", "Thesis Paper VI Fig. 7b, e, h: network throughput during the 4 hot spots")
     for n in sizes:
-        lv = {t: float(_during(_network_throughput(runs[(n, 2, t)])).mean()) for t in PAPER_VI_TECHNIQUES}
+        lv = {t: _level(_network_throughput(runs[(n, 2, t)])) for t in PAPER_VI_TECHNIQUES}
         row = ", ".join(f"{t} {v:.3f}" for t, v in lv.items())
         nodes = 4**n
         r.check(f"{nodes} nodes: EcoCC ≈ VOQnet", "EcoCC ≈ VOQnet", row, "within 5%", abs(lv["EcoCC"] / lv["VOQnet"] - 1) <= 0.05)
@@ -246,8 +241,8 @@ def ib_t62(out: Path, full: bool, jobs) -> Reproduction:
     r = Reproduction("ib-t62", "Thesis Paper VI Fig. 7a, c, d, f: network throughput with 1 and 6 hot spots")
     for n in sizes:
         nodes = 4**n
-        one = {t: float(_during(_network_throughput(runs[(n, 1, t)])).mean()) for t in PAPER_VI_TECHNIQUES}
-        six = {t: float(_during(_network_throughput(runs[(n, 3, t)])).mean()) for t in PAPER_VI_TECHNIQUES}
+        one = {t: _level(_network_throughput(runs[(n, 1, t)])) for t in PAPER_VI_TECHNIQUES}
+        six = {t: _level(_network_throughput(runs[(n, 3, t)])) for t in PAPER_VI_TECHNIQUES}
         row = lambda lv: ", ".join(f"{t} {v:.3f}" for t, v in lv.items())  # noqa: E731
         near = max(abs(one[t] / one["VOQnet"] - 1) for t in ("EcoCC", "HFDI"))
         r.check(f"{nodes} nodes, 1 root: EcoCC ≈ HFDI ≈ VOQnet", "2 HPQs suffice", row(one), "within 5% of VOQnet", near <= 0.05)
@@ -265,7 +260,7 @@ TABLE_3 = {64: {"1VL": 0.58, "IB-ITh": 0.55, "HFDI": 0.29, "VOQnet": 0.0}, 256: 
 def gain(x: pd.Series, y: pd.Series) -> float:
     """The average gain of X over Y (docs/metrics.md): their mean normalized network
     throughput during the hot spots, as a ratio, minus 1."""
-    return float(_during(x).mean() / _during(y).mean() - 1)
+    return _level(x) / _level(y) - 1
 
 
 @target("ib-t63", "IB-T6.3: Paper VI Table 3, EcoCC's average gain over each technique at 64 and 256 nodes")

@@ -17,10 +17,10 @@ impl<M: Mechanism> Sim<M> {
     /// signals leave for the sender upstream, arriving one link latency later (the local input
     /// has no upstream).
     pub(super) fn isolation_effects(&mut self, s: SwitchId, port: PortId, vc: Vc) {
+        // Called after every change to any input: the other organizations leave at once.
+        let Some(q) = self.switches[s.idx()].inputs[port.idx()][vc as usize].queues.isolating() else { return };
         let mut effects = std::mem::take(&mut self.effects);
-        if let Some(q) = self.switches[s.idx()].inputs[port.idx()][vc as usize].queues.isolating() {
-            q.take_effects(&mut effects);
-        }
+        q.take_effects(&mut effects);
         for e in effects.drain(..) {
             match e {
                 Effect::Offer(pkt) => self.request(s, port, pkt),
