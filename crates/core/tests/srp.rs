@@ -156,18 +156,32 @@ fn early_reservations_let_a_waiting_message_go_without_speculating() {
 }
 
 #[test]
-fn with_drop_when_blocked_a_speculative_packet_facing_a_full_output_buffer_is_dropped() {
-    // A TTW no packet reaches in the run: only the second rule (the authors' BookSim) drops.
-    let run = |blocked: bool| {
+fn early_drops_take_speculative_packets_the_ttw_alone_would_keep() {
+    // The 40:1 hot spot; a speculative packet drops when it has queued for its TTW, and with an
+    // early drop rule also before that.
+    let run = |ttw_ns: u32, early: &str| {
         run_config(&example_with(
             "srp/hotspot40_background.toml",
-            &["cc.mechanism=\"srp\"", "cc.srp.ttw_ns=1000000", &format!("cc.srp.drop_when_blocked={blocked}"), "simulation.measure_ns=100000"],
+            &["cc.mechanism=\"srp\"", &format!("cc.srp.ttw_ns={ttw_ns}"), &format!("cc.srp.early_drop=\"{early}\""), "simulation.measure_ns=100000"],
         ))
     };
-    assert_eq!(run(false).counters.dropped, 0);
-    let s = run(true);
-    let k = &s.counters;
-    assert!(k.dropped > 100, "speculative packets meet full output buffers at the hot spot: {}", k.dropped);
-    assert_eq!(s.cc["speculative_dropped"], k.dropped);
-    assert_eq!(k.injected, k.delivered + k.in_flight + k.dropped);
+    // A TTW no packet reaches in the run: only a full output buffer drops.
+    assert_eq!(run(1_000_000, "off").counters.dropped, 0);
+    assert_eq!(run(1_000_000, "predicted").counters.dropped, 0, "no downstream queue drains for a millisecond");
+    let full = run(1_000_000, "output_full");
+    assert!(full.counters.dropped > 100, "speculative packets meet full output buffers at the hot spot: {}", full.counters.dropped);
+    // With the paper's TTW, the packets behind the hot spot's full buffers would time out
+    // there: the predicted rule drops them before they wait.
+    let (ttw, predicted) = (run(1_300, "off"), run(1_300, "predicted"));
+    assert!(
+        predicted.counters.dropped as f64 > 1.1 * ttw.counters.dropped as f64,
+        "predicted {} vs TTW alone {}",
+        predicted.counters.dropped,
+        ttw.counters.dropped
+    );
+    for s in [&full, &predicted] {
+        let k = &s.counters;
+        assert_eq!(s.cc["speculative_dropped"], k.dropped);
+        assert_eq!(k.injected, k.delivered + k.in_flight + k.dropped);
+    }
 }

@@ -36,11 +36,11 @@ FB256 = "cbcm/fb256_hotspot.toml"
 #: reservation's start holds back the rest: `nic.arbitration = "fifo"`). §V-A picks the next
 #: message round-robin over per-destination queues; `message_round_robin` does that, and two
 #: SRP checks fail with it (docs/validation.md). Speculative packets also drop when they face a
-#: full output buffer (the SRP authors' BookSim, `drop_when_blocked`): the paper's SRP drops in
+#: full output buffer (`early_drop = "output_full"`): the paper's SRP drops in
 #: UR-UR traffic, where none of ours waits its TTW.
 SETTINGS = {
     "ecn": {"cc.ecn.threshold": 0.9, "cc.ecn.ipd_increment_ns": 400, "cc.ecn.ipd_max_ns": 1500, "cc.ecn.ipd_decrement_ns": 50, "cc.ecn.decrement_timer_ns": 1000, "cc.ecn.marking": "buffer"},
-    "srp": {"cc.srp.ttw_ns": 2000, "cc.srp.epsilon": 0.05, "cc.srp.n_min": 4, "cc.srp.early_reservation": False, "cc.srp.drop_when_blocked": True, "nic.arbitration": "fifo"},
+    "srp": {"cc.srp.ttw_ns": 2000, "cc.srp.epsilon": 0.05, "cc.srp.n_min": 4, "cc.srp.early_reservation": False, "cc.srp.early_drop": "output_full", "nic.arbitration": "fifo"},
 }
 LABEL = {"none": "Baseline", "ideal": "Ideal", "ecn": "ECN", "srp": "SRP", "cbcm": "CBCM"}
 ROUTING = {"minimal": "MIN", "ugal": "UGAL"}

@@ -142,6 +142,18 @@ pub struct Held {
     pub voq: u32,
 }
 
+/// What lies beyond its input for a packet at the head of its queue, on its output VC
+/// (`Mechanism::at_queue_head`).
+#[derive(Clone, Copy, Debug)]
+pub struct Beyond {
+    /// Bytes the output buffer could still take.
+    pub room: u32,
+    /// The time the data queued in the output buffer and the downstream input buffer (credits
+    /// in use), less what two link latencies carry (data on the wire, credits on their way
+    /// back), takes to leave at the link's rate: a lower bound on the packet's wait there.
+    pub drain: Time,
+}
+
 /// An output port as a mechanism sees it when a packet leaves through it.
 #[derive(Clone, Copy, Debug)]
 pub struct OutputView {
@@ -245,9 +257,7 @@ pub trait Mechanism {
     /// A packet reached the head of its input queue and is about to compete for the crossbar,
     /// or is still waiting there at the time an earlier `Verdict::Recheck` named. The same
     /// packet may be asked several times, so the answer depends on the time, not on a count.
-    /// `room`: the bytes the output buffer of the packet's output VC at this switch could still
-    /// take.
-    fn at_queue_head(&mut self, _ctx: &mut Ctx<Self::Header>, _sw: SwitchId, _port: PortId, _pkt: &Packet<Self::Header>, _room: u32) -> Verdict {
+    fn at_queue_head(&mut self, _ctx: &mut Ctx<Self::Header>, _sw: SwitchId, _port: PortId, _pkt: &Packet<Self::Header>, _beyond: Beyond) -> Verdict {
         audit::default_ran(Hook::QueueHead);
         Verdict::Keep
     }

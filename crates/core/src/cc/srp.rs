@@ -29,7 +29,7 @@
 //! them once every other packet of the reservation is sent. Either may deliver a packet twice;
 //! the receiver counts the second arrival as a duplicate.
 
-use super::{Ctx, Gate, Held, Hooks, Mechanism, QueueView, Registered, Settings, VcClass, VcRole, Verdict};
+use super::{Beyond, Ctx, Gate, Held, Hooks, Mechanism, QueueView, Registered, Settings, VcClass, VcRole, Verdict};
 use crate::config::Config;
 use crate::ids::{NodeId, PortId, QpId, SwitchId, Vc};
 use crate::packet::{Packet, PacketKind};
@@ -62,15 +62,32 @@ pub struct SrpConfig {
     /// The paper's time diagrams (§3) show one message and are silent. False: the reservation
     /// leaves when the message's data is first offered the link.
     pub early_reservation: bool,
-    /// A speculative packet is also dropped when it reaches the head of its input queue and the
-    /// output buffer of its VC has no room for it: the authors' BookSim (December 2011). The
-    /// paper (§3) drops on the TTW only. False: the TTW alone.
-    pub drop_when_blocked: bool,
+    /// Whether a speculative packet at the head of its input queue is also dropped before its
+    /// TTW is used up. The paper (§3) drops on the TTW only.
+    pub early_drop: EarlyDrop,
+}
+
+/// `cc.srp.early_drop`: when a speculative packet that has not yet queued for its TTW is
+/// dropped at the head of its input queue.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EarlyDrop {
+    /// Never: the TTW alone (§3).
+    #[default]
+    Off,
+    /// When its queuing so far plus the time the data ahead of it on its output VC takes to
+    /// drain at the link rate (the output buffer and the downstream input buffer, less what two
+    /// link latencies carry) passes the TTW: it would time out downstream. The authors' BookSim
+    /// (December 2011, `reservation_buffer_size_drop`, checked at every VC allocation attempt).
+    Predicted,
+    /// When the output buffer of its VC has no room for it: the speculative drops the CBCM
+    /// paper's SRP shows in UR-UR traffic (§V), where no packet of ours waits a 2,000-cycle TTW.
+    OutputFull,
 }
 
 impl Default for SrpConfig {
     fn default() -> Self {
-        SrpConfig { epsilon: 0.05, ttw_ns: 1_300.0, n_max: 16, n_min: 4, in_order: false, fast_retransmit: false, early_reservation: true, drop_when_blocked: false }
+        SrpConfig { epsilon: 0.05, ttw_ns: 1_300.0, n_max: 16, n_min: 4, in_order: false, fast_retransmit: false, early_reservation: true, early_drop: EarlyDrop::Off }
     }
 }
 
@@ -126,7 +143,7 @@ pub struct Srp {
     in_order: bool,
     fast_retransmit: bool,
     early_reservation: bool,
-    drop_when_blocked: bool,
+    early_drop: EarlyDrop,
     /// A data packet's time on an ejection channel.
     tau_p: Time,
     router_latency: Time,
@@ -205,7 +222,7 @@ impl Registered for Srp {
 | `in_order` | `false` | §3's in-order mode: at t_s every speculative packet still unanswered is resent, ahead of the rest, so packets arrive in order; a resent packet whose original also arrives is counted once (`counters.duplicates`). |
 | `fast_retransmit` | `false` | §6.1's fast retransmit: unanswered speculative packets are resent once every other packet of the reservation is sent. |
 | `early_reservation` | `true` | A message's first reservation leaves as soon as the message exists, ahead of its data and of earlier messages still in its send queue (the authors' BookSim, December 2011: "fast" reservation transmit; the paper is silent). `false`: when the message's data is first offered the link. |
-| `drop_when_blocked` | `false` | A speculative packet is also dropped when it reaches the head of its input queue and the output buffer of its VC has no room for it (the authors' BookSim, December 2011). The paper (§3) drops on the TTW only. |
+| `early_drop` | `"off"` | When a speculative packet at the head of its input queue is dropped before its TTW is used up: `"off"`, never (the paper, §3); `"predicted"`, when its queuing so far plus the time the data ahead of it on its output VC (output buffer and downstream input buffer, less what two link latencies carry) takes to drain at the link rate passes the TTW (the authors' BookSim, December 2011); `"output_full"`, when the output buffer of its VC has no room for it (what the CBCM paper's SRP drops in UR-UR traffic need, docs/validation.md). |
 "##;
     type Settings = SrpConfig;
 
@@ -219,7 +236,7 @@ impl Registered for Srp {
             in_order: s.in_order,
             fast_retransmit: s.fast_retransmit,
             early_reservation: s.early_reservation,
-            drop_when_blocked: s.drop_when_blocked,
+            early_drop: s.early_drop,
             tau_p: Rate::from_gbps(cfg.topology.link().host_gbps()).serialization(cfg.nic.data_packet_bytes),
             router_latency: ps_from_ns(cfg.switch.router_latency_ns),
             queues: Vec::new(),
@@ -308,13 +325,17 @@ impl Mechanism for Srp {
         }
     }
 
-    fn at_queue_head(&mut self, ctx: &mut Ctx<SrpHeader>, sw: SwitchId, _: PortId, pkt: &Packet<SrpHeader>, room: u32) -> Verdict {
+    fn at_queue_head(&mut self, ctx: &mut Ctx<SrpHeader>, sw: SwitchId, _: PortId, pkt: &Packet<SrpHeader>, beyond: Beyond) -> Verdict {
         if !is_speculative(pkt) {
             return Verdict::Keep;
         }
         let queued = pkt.queued_until(ctx.now(), self.router_latency);
-        let blocked = self.drop_when_blocked && room < pkt.bytes;
-        if queued <= self.ttw && !blocked {
+        let early = match self.early_drop {
+            EarlyDrop::Off => false,
+            EarlyDrop::Predicted => queued + beyond.drain > self.ttw,
+            EarlyDrop::OutputFull => beyond.room < pkt.bytes,
+        };
+        if queued <= self.ttw && !early {
             // The first instant at which the packet would have queued longer than the TTW.
             return Verdict::Recheck(ctx.now() + (self.ttw - queued) + 1);
         }

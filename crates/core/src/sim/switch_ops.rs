@@ -7,7 +7,7 @@
 //! the thesis (Paper II) observe. The link takes the VCs of a class in turn too.
 
 use super::{FlowControl, Sim};
-use crate::cc::{Ctx, Held, Mechanism, OutputView, Request, VcClass, Verdict};
+use crate::cc::{Beyond, Ctx, Held, Mechanism, OutputView, Request, VcClass, Verdict};
 use crate::engine::Event;
 use crate::ids::{ChannelId, Endpoint, PacketId, PortId, SwitchId, Vc};
 use crate::packet::{Packet, PacketKind};
@@ -183,9 +183,9 @@ impl<M: Mechanism> Sim<M> {
     /// false if it is to be dropped.
     fn judge_head(&mut self, s: SwitchId, port: PortId, pkt: PacketId) -> bool {
         let copy = *self.slab.get(pkt);
-        let room = self.output_room(s, &copy);
+        let beyond = self.beyond(s, &copy);
         let mut ctx = mech_ctx!(self);
-        match self.mech.at_queue_head(&mut ctx, s, port, &copy, room) {
+        match self.mech.at_queue_head(&mut ctx, s, port, &copy, beyond) {
             Verdict::Keep => true,
             Verdict::Recheck(at) => {
                 self.events.push(at.max(self.now), Event::HeadCheck { sw: s, port, pkt });
@@ -195,10 +195,12 @@ impl<M: Mechanism> Sim<M> {
         }
     }
 
-    /// The bytes the output buffer of `p`'s output VC at switch `s` could still take.
-    fn output_room(&self, s: SwitchId, p: &Packet<M::Header>) -> u32 {
+    /// The output VC of `p` at switch `s`, as the packet at the head of its input queue sees it.
+    fn beyond(&self, s: SwitchId, p: &Packet<M::Header>) -> Beyond {
         let ovc = &self.switches[s.idx()].outputs[p.out_port.idx()].vcs[self.out_vc(p) as usize];
-        self.p.out_cap.saturating_sub(ovc.bytes)
+        let c = &self.topo.channels[self.topo.switches[s.idx()].ports[p.out_port.idx()].out.idx()];
+        let in_flight = c.rate.bytes_in(2 * c.latency) as u32;
+        Beyond { room: self.p.out_cap.saturating_sub(ovc.bytes), drain: c.rate.serialization((ovc.bytes + ovc.credits.in_use()).saturating_sub(in_flight)) }
     }
 
     /// A recheck the mechanism asked for is due (`Event::HeadCheck`). If `pkt` still waits at
