@@ -10,7 +10,7 @@
 mod common;
 use common::example_with;
 use lossless_core::cc::audit::{take_default_ran, Hook};
-use lossless_core::cc::{Ctx, Gate, Held, Hooks, Mechanism, OutputView, QueueView, Request, VcRole, Verdict};
+use lossless_core::cc::{Beyond, Ctx, Gate, Held, Hooks, Mechanism, OutputView, QueueView, Request, VcRole, Verdict};
 use lossless_core::ids::{NodeId, PortId, SwitchId, Vc};
 use lossless_core::packet::Packet;
 use lossless_core::{with_mechanism, Config, Sim};
@@ -72,8 +72,8 @@ impl<M: Mechanism> Mechanism for Probe<M> {
         self.inner.on_switch_arrival(ctx, sw, port, pkt, held);
         self.saw(Hook::SwitchArrival);
     }
-    fn at_queue_head(&mut self, ctx: &mut Ctx<Self::Header>, sw: SwitchId, port: PortId, pkt: &Packet<Self::Header>, room: u32) -> Verdict {
-        let v = self.inner.at_queue_head(ctx, sw, port, pkt, room);
+    fn at_queue_head(&mut self, ctx: &mut Ctx<Self::Header>, sw: SwitchId, port: PortId, pkt: &Packet<Self::Header>, beyond: Beyond) -> Verdict {
+        let v = self.inner.at_queue_head(ctx, sw, port, pkt, beyond);
         self.saw(Hook::QueueHead);
         v
     }

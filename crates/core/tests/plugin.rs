@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 use lossless_core::cc::registry::{build, Registered, Settings};
-use lossless_core::cc::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, VcRole, Verdict};
+use lossless_core::cc::{Beyond, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, VcClass, VcRole, Verdict};
 use lossless_core::error::{ConfigError, ConfigResult};
 use lossless_core::ids::{NodeId, PortId, QpId, SwitchId};
 use lossless_core::packet::Packet;
@@ -268,7 +268,7 @@ impl Mechanism for Dropper {
         assert_eq!(token, 7);
         self.timer_fired += 1;
     }
-    fn at_queue_head(&mut self, _: &mut Ctx<Self::Header>, sw: SwitchId, _: PortId, _: &Packet<Self::Header>, _: u32) -> Verdict {
+    fn at_queue_head(&mut self, _: &mut Ctx<Self::Header>, sw: SwitchId, _: PortId, _: &Packet<Self::Header>, _: Beyond) -> Verdict {
         if sw >= SwitchId(16) {
             return Verdict::Keep;
         }
@@ -312,7 +312,7 @@ impl Mechanism for QueuingBudget {
     fn vcs(&self) -> Vec<VcRole> {
         vec![VcRole::DATA]
     }
-    fn at_queue_head(&mut self, ctx: &mut Ctx<Self::Header>, _: SwitchId, _: PortId, pkt: &Packet<Self::Header>, _: u32) -> Verdict {
+    fn at_queue_head(&mut self, ctx: &mut Ctx<Self::Header>, _: SwitchId, _: PortId, pkt: &Packet<Self::Header>, _: Beyond) -> Verdict {
         let queued = pkt.queued_until(ctx.now(), self.router_latency);
         match (queued > self.budget, self.recheck) {
             (true, _) => Verdict::Drop,
