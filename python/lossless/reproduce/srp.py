@@ -24,8 +24,9 @@ MECHANISMS = ["none", "ecn", "srp"]
 LABEL = {"none": "baseline", "ecn": "ECN", "srp": "SRP"}
 # SRP paper §4: zero-load in-flight latency between leaves, 4 links + 3 routers + 204.8 ns.
 ZERO_LOAD_NS = 410.8
-# SRP paper §4: a 2048-bit packet on a 10 Gb/s channel; 256 hosts.
+# SRP paper §4: a 2048-bit packet on a 10 Gb/s channel (every channel); 256 hosts.
 PACKET_NS = 204.8
+LINK_GBPS = 10
 HOSTS = 256
 
 
@@ -264,8 +265,11 @@ def srp11(out: Path, full: bool, jobs) -> Reproduction:
     peak = max(loads, key=lambda l: inj[l])
     r.check("speculative injection peak", "near 50% load", f"{peak:.0%}", "40% to 60%", 0.4 <= peak <= 0.6)
     r.check("drops rise with load", "yes", f"{drop[min(loads)]:.4f} -> {drop[max(loads)]:.4f}", "highest load > lowest", drop[max(loads)] > drop[min(loads)])
-    worst = max(drop.values())
-    r.check("bandwidth wasted by drops", "< 1.5%", f"max {worst:.1%}", "< 1.5%", worst < 0.015)
+    # "Less than 1.5% of the total bandwidth" (§6.1): every channel's, as the authors' code
+    # counts it (docs/validation.md).
+    wasted = max(_wasted(runs[("srp", l)]) for l in loads)
+    ours = f"max {wasted:.1%} (drops: {max(drop.values()):.1%} of injection)"
+    r.check("bandwidth wasted by drops, of the total", "< 1.5%", ours, "< 1.5%", wasted < 0.015)
 
     fig, ax = plt.subplots(figsize=(6, 4.5))
     ax.plot(loads, [inj[l] for l in loads], marker="o", label="speculative injection")
@@ -323,6 +327,15 @@ def _rate(run, counter: str) -> float:
     """A whole-run SRP counter per host per packet time (a fraction of the injection link rate)."""
     s = run.summary
     return run.cc[counter] * PACKET_NS / (HOSTS * (s["warmup_ns"] + s["measure_ns"]))
+
+
+def _wasted(run) -> float:
+    """Bandwidth wasted by dropped speculative packets as the SRP authors' code counts it: each
+    dropped packet's bytes times the channels it crossed before its drop, over the capacity of
+    every channel (injection, internal, ejection) for the whole run."""
+    s = run.summary
+    capacity_bytes = len(run.links) * LINK_GBPS * (s["warmup_ns"] + s["measure_ns"]) / 8
+    return run.cc["speculative_dropped_channel_bytes"] / capacity_bytes
 
 
 def _halving(out: Path, r: Reproduction, values, label: str, loads, runs, paper: str) -> Reproduction:
