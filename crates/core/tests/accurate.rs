@@ -23,9 +23,9 @@ fn max_min(capacity: &[f64], paths: &[&[usize]]) -> Vec<f64> {
                 rate[f] += step;
             }
         }
-        for l in 0..capacity.len() {
+        for (l, &cap) in capacity.iter().enumerate() {
             let used: f64 = (0..paths.len()).filter(|&f| paths[f].contains(&l)).map(|f| rate[f]).sum();
-            if used >= capacity[l] - 1e-9 {
+            if used >= cap - 1e-9 {
                 for f in 0..paths.len() {
                     if paths[f].contains(&l) {
                         frozen[f] = true;

@@ -236,6 +236,10 @@ impl FlowControl {
     }
 }
 
+/// Per flow (source, destination): the latest data packet delivered (its injection order,
+/// `Packet::uid`); and how many data packets arrived after a later one of their flow.
+type FlowOrder = (rustc_hash::FxHashMap<(NodeId, NodeId), u64>, u64);
+
 pub struct Sim<M: Mechanism> {
     pub(crate) mech: M,
     pub(crate) now: Time,
@@ -281,10 +285,8 @@ pub struct Sim<M: Mechanism> {
     pub(crate) watchdog: deadlock::Watchdog,
     /// Set when the watchdog stopped the run.
     pub(crate) deadlock: Option<Deadlock>,
-    /// Per flow (source, destination): the latest data packet delivered (its injection order,
-    /// `Packet::uid`), and how many arrived after a later one of their flow; kept only once
-    /// `track_order` asked for it.
-    order: Option<(rustc_hash::FxHashMap<(NodeId, NodeId), u64>, u64)>,
+    /// Kept only once `track_order` asked for it.
+    order: Option<FlowOrder>,
     /// Under PFC, per channel and VC: who holds whom paused (`pfc`).
     pub(crate) pfc: Vec<pfc::PfcVc>,
     pub(crate) p: Params,
