@@ -223,13 +223,14 @@ def ib_t61(out: Path, full: bool, jobs) -> Reproduction:
         r.check(f"{nodes} nodes: EcoCC ≈ VOQnet", "EcoCC ≈ VOQnet", row, "within 5%", abs(lv["EcoCC"] / lv["VOQnet"] - 1) <= 0.05)
         r.check(f"{nodes} nodes: HFDI well below EcoCC (runs out of HPQs)", "significant drop", f"EcoCC {lv['EcoCC'] / lv['HFDI'] - 1:+.0%} over HFDI", ">= +10%", lv["EcoCC"] >= 1.10 * lv["HFDI"])
         r.check(f"{nodes} nodes: HFDI > IB-ITh > 1VL", "HFDI > IB-ITh > 1VL", row, "that order", lv["HFDI"] > lv["IB-ITh"] > lv["1VL"])
-        # The supplement's Fig. 10 counts ports with no free HPQ over time: ours, the inputs
-        # that ran out at least once (and the refused allocations, for the record).
+        # The supplement's Fig. 10 counts the ports with no free HPQ over time: ours, the inputs
+        # with none free on average over the run (and, for the record, those where a packet
+        # found none at least once).
+        mean = {t: _isolation(runs[(n, 2, t)], "input_ns_without_free_hot_queue") / runs[(n, 2, t)].summary["sim_time_ns"] for t in ("HFDI", "EcoCC")}
         ports = {t: _isolation(runs[(n, 2, t)], "inputs_run_out") for t in ("HFDI", "EcoCC")}
-        refused = {t: _isolation(runs[(n, 2, t)], "hot_queue_refusals") for t in ("HFDI", "EcoCC")}
-        ratio = ports["HFDI"] / max(ports["EcoCC"], 1)
-        ours = f"{ports['HFDI']} vs {ports['EcoCC']} inputs ({ratio:.2f}x; {refused['HFDI']} vs {refused['EcoCC']} refusals)"
-        r.check(f"{nodes} nodes: HFDI runs out of HPQs at more ports than EcoCC", "many ports vs rarely", ours, ">= 1.5x the inputs", ratio >= 1.5)
+        ratio = mean["HFDI"] / mean["EcoCC"] if mean["EcoCC"] > 0 else float("inf")
+        ours = f"{mean['HFDI']:.1f} vs {mean['EcoCC']:.1f} inputs on average ({ratio:.2f}x; ran out at {ports['HFDI']} vs {ports['EcoCC']})"
+        r.check(f"{nodes} nodes: HFDI runs out of HPQs at more ports than EcoCC", "many ports vs rarely", ours, ">= 1.5x", ratio >= 1.5)
     r.figure = _paper_vi_figure(runs, [(n, 2) for n in sizes], "Thesis Paper VI Fig. 7 (pattern #2)", out)
     return r
 

@@ -18,7 +18,9 @@ impl<M: Mechanism> Sim<M> {
     /// has no upstream).
     pub(super) fn isolation_effects(&mut self, s: SwitchId, port: PortId, vc: Vc) {
         // Called after every change to any input: the other organizations leave at once.
+        let now = self.now;
         let Some(q) = self.switches[s.idx()].inputs[port.idx()][vc as usize].queues.isolating() else { return };
+        q.hot_mut().clock(now);
         let mut effects = std::mem::take(&mut self.effects);
         q.take_effects(&mut effects);
         for e in effects.drain(..) {
@@ -115,9 +117,17 @@ impl<M: Mechanism> Sim<M> {
         let mut hot = self.switches.iter().flat_map(|s| s.inputs.iter().flatten()).filter_map(|i| i.queues.isolation()).map(|q| q.hot());
         let first = hot.next()?;
         let ran_out = |h: &HotQueues| (h.exhausted > 0) as u64;
-        let (allocated, refused, inputs) =
-            hot.fold((first.allocated, first.exhausted, ran_out(first)), |(a, r, i), h| (a + h.allocated, r + h.exhausted, i + ran_out(h)));
-        let counters = [("hot_queues_allocated", allocated), ("hot_queue_refusals", refused), ("inputs_run_out", inputs)];
+        let now = self.now;
+        let (allocated, refused, inputs, none_free) = hot
+            .fold((first.allocated, first.exhausted, ran_out(first), first.none_free_until(now)), |(a, r, i, t), h| {
+                (a + h.allocated, r + h.exhausted, i + ran_out(h), t + h.none_free_until(now))
+            });
+        let counters = [
+            ("hot_queues_allocated", allocated),
+            ("hot_queue_refusals", refused),
+            ("inputs_run_out", inputs),
+            ("input_ns_without_free_hot_queue", none_free / 1_000),
+        ];
         Some(counters.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
     }
 

@@ -156,6 +156,10 @@ impl Isolating for Fbicm {
         &self.cfqs
     }
 
+    fn hot_mut(&mut self) -> &mut HotQueues {
+        &mut self.cfqs
+    }
+
     fn lines_in_use(&self) -> usize {
         self.cfqs.in_use()
     }

@@ -171,6 +171,10 @@ impl Isolating for Hfdi {
         &self.hpqs
     }
 
+    fn hot_mut(&mut self) -> &mut HotQueues {
+        &mut self.hpqs
+    }
+
     fn lines_in_use(&self) -> usize {
         self.hpqs.in_use() + self.roots.iter().flatten().count()
     }
@@ -292,6 +296,23 @@ mod tests {
         h.pop(PacketId(5), PortId(1));
         assert_eq!(effects(&mut h).last(), Some(&signal(1, Signal::Deallocate, &[])));
         assert_eq!(h.lines_in_use(), 0);
+    }
+
+    #[test]
+    fn the_time_with_no_free_hpq_is_counted_from_the_last_allocation_to_the_first_release() {
+        let mut h = Hfdi::new(&HfdiSettings::default(), 4);
+        h.follow(PortId(0), 3, &[NodeId(8)], true);
+        h.follow(PortId(1), 4, &[NodeId(9)], true);
+        push(&mut h, 0, 0, 8);
+        h.hot_mut().clock(100);
+        assert_eq!(h.hot().none_free_until(200), 0, "one of two HPQs is free");
+        push(&mut h, 1, 1, 9);
+        h.hot_mut().clock(250);
+        assert_eq!(h.hot().none_free_until(300), 50, "an interval still open counts up to now");
+        h.pop(PacketId(0), PortId(0));
+        h.hot_mut().clock(400);
+        h.hot_mut().clock(500);
+        assert_eq!(h.hot().none_free_until(900), 150);
     }
 
     #[test]

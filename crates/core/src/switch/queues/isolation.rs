@@ -10,6 +10,7 @@
 
 use super::Queueing;
 use crate::ids::{NodeId, PacketId, PortId};
+use crate::time::Time;
 use std::collections::VecDeque;
 
 /// The most hot queues an input may have (a few is the point: the thesis' inputs have two).
@@ -66,6 +67,7 @@ pub trait Isolating {
     fn hold(&mut self, out: PortId, id: u32, on: bool);
     /// The hot queues.
     fn hot(&self) -> &HotQueues;
+    fn hot_mut(&mut self) -> &mut HotQueues;
     /// Lines allocated now: hot queues and roots without one.
     fn lines_in_use(&self) -> usize;
     /// What the changes since the last call ask of the switch, in order.
@@ -174,11 +176,42 @@ pub struct HotQueues {
     /// A packet needed a hot queue and none was free.
     pub exhausted: u64,
     pub allocated: u64,
+    /// Time with every hot queue allocated (none free for a new tree), and since when that has
+    /// lasted (`clock`): thesis Paper VI supplement Fig. 10 counts such inputs over time.
+    none_free: Time,
+    none_free_since: Option<Time>,
 }
 
 impl HotQueues {
     pub fn new(slots: u32, thresholds: Thresholds) -> HotQueues {
-        HotQueues { slots: (0..slots).map(|_| None).collect(), followed: Vec::new(), thresholds, next_id: 0, exhausted: 0, allocated: 0 }
+        HotQueues {
+            slots: (0..slots).map(|_| None).collect(),
+            followed: Vec::new(),
+            thresholds,
+            next_id: 0,
+            exhausted: 0,
+            allocated: 0,
+            none_free: 0,
+            none_free_since: None,
+        }
+    }
+
+    /// Notes at `now`, after a change, whether any hot queue is free.
+    pub fn clock(&mut self, now: Time) {
+        let none_free = self.slots.iter().all(Option::is_some);
+        match (none_free, self.none_free_since) {
+            (true, None) => self.none_free_since = Some(now),
+            (false, Some(since)) => {
+                self.none_free += now - since;
+                self.none_free_since = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// The time up to `now` during which no hot queue was free.
+    pub fn none_free_until(&self, now: Time) -> Time {
+        self.none_free + self.none_free_since.map_or(0, |since| now - since)
     }
 
     /// A new line id of this input.
