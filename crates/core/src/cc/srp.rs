@@ -78,7 +78,8 @@ pub enum EarlyDrop {
     /// When its queuing so far plus the time the data ahead of it on its output VC takes to
     /// drain at the link rate (the output buffer and the downstream input buffer, less what two
     /// link latencies carry) passes the TTW: it would time out downstream. The authors' BookSim
-    /// (December 2011, `reservation_buffer_size_drop`, checked at every VC allocation attempt).
+    /// (December 2011, `reservation_buffer_size_drop`), which checks it at every VC allocation
+    /// attempt; here it is checked as the packet reaches the head and when its TTW runs out.
     Predicted,
     /// When the output buffer of its VC has no room for it: the speculative drops the CBCM
     /// paper's SRP shows in UR-UR traffic (§V), where no packet of ours waits a 2,000-cycle TTW.
