@@ -185,3 +185,29 @@ fn early_drops_take_speculative_packets_the_ttw_alone_would_keep() {
         assert_eq!(k.injected, k.delivered + k.in_flight + k.dropped);
     }
 }
+
+#[test]
+fn a_lone_message_speculates_until_its_grant_so_two_packet_times_of_round_trip_are_a_step() {
+    // SRP paper §4's latencies: the reservation round trip between leaves (8 channels of 32 ns,
+    // 6 routers of 26 ns, the reservation's 6.4 ns at each end) ends just after a 4-packet
+    // message's third packet starts (6.4 + 2 x 204.8 = 416 ns after the reservation): three of
+    // four go speculatively. Routers 2 ns faster bring the grant before it: two of four
+    // (docs/validation.md, issue 24).
+    let share = |router_ns: u32| {
+        let s = run_config(&example_with(
+            "fattree256_uniform.toml",
+            &[
+                "cc.mechanism=\"srp\"",
+                "traffic.0.load=0.002",
+                "simulation.warmup_ns=0",
+                "simulation.measure_ns=200000",
+                &format!("switch.router_latency_ns={router_ns}"),
+            ],
+        ));
+        s.cc["speculative_injected"] as f64 / s.counters.injected as f64
+    };
+    // Destinations on the sender's own leaf (15 of 255) are nearer: two of four there.
+    let (paper, faster) = (share(26), share(24));
+    assert!((0.70..0.76).contains(&paper), "26 ns routers: {paper}");
+    assert!((0.45..0.52).contains(&faster), "24 ns routers: {faster}");
+}
