@@ -27,6 +27,10 @@ use crate::packet::PacketKind;
 use crate::switch::queues::Queueing;
 use std::collections::HashMap;
 
+/// The most lines an input holds per VC, so the most its sender's CAM mirrors: a root per
+/// output port and its hot queues.
+const CAM_LINES_PER_VC: usize = crate::config::MAX_SWITCH_PORTS as usize + crate::switch::queues::isolation::MAX_HOT_QUEUES as usize;
+
 impl<M: Mechanism> Sim<M> {
     pub fn check_invariants(&self) -> Result<(), String> {
         let nv = self.vcs.len();
@@ -87,15 +91,13 @@ impl<M: Mechanism> Sim<M> {
                 }
             }
             for (port, o) in sw.outputs.iter().enumerate() {
-                // A CAM line mirrors one line of the input downstream: one per (VC, id), and
-                // no more than that input can hold (a root per output port and its hot queues).
-                let bound = crate::config::MAX_SWITCH_PORTS as usize + crate::switch::queues::isolation::MAX_HOT_QUEUES as usize;
+                // A CAM line mirrors one line of the input downstream: one per (VC, id).
                 for (i, l) in o.cam.iter().enumerate() {
                     if o.cam[..i].iter().any(|m| (m.vc, m.id) == (l.vc, l.id)) {
                         return Err(format!("switch {s} output {port}: CAM line {} on VC {} twice", l.id, l.vc));
                     }
                 }
-                if o.cam.len() > bound * nv {
+                if o.cam.len() > CAM_LINES_PER_VC * nv {
                     return Err(format!("switch {s} output {port}: {} CAM lines, more than the input downstream can hold", o.cam.len()));
                 }
                 for (vc, ovc) in o.vcs.iter().enumerate() {

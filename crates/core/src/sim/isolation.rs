@@ -111,17 +111,17 @@ impl<M: Mechanism> Sim<M> {
         }
     }
 
-    /// Hot queues allocated and allocations refused over the run (`Summary::isolation`), if
+    /// The isolation counters over the run (`Summary::isolation`, docs/metrics.md), if
     /// the data VCs isolate congested flows.
     pub(super) fn isolation_counters(&self) -> Option<std::collections::BTreeMap<String, u64>> {
-        let mut hot = self.switches.iter().flat_map(|s| s.inputs.iter().flatten()).filter_map(|i| i.queues.isolation()).map(|q| q.hot());
-        let first = hot.next()?;
-        let ran_out = |h: &HotQueues| (h.exhausted > 0) as u64;
+        let hot: Vec<&HotQueues> = self.switches.iter().flat_map(|s| s.inputs.iter().flatten()).filter_map(|i| i.queues.isolation()).map(|q| q.hot()).collect();
+        if hot.is_empty() {
+            return None;
+        }
         let now = self.now;
-        let (allocated, refused, inputs, none_free) = hot
-            .fold((first.allocated, first.exhausted, ran_out(first), first.none_free_until(now)), |(a, r, i, t), h| {
-                (a + h.allocated, r + h.exhausted, i + ran_out(h), t + h.none_free_until(now))
-            });
+        let sum = |f: &dyn Fn(&HotQueues) -> u64| hot.iter().map(|h| f(h)).sum::<u64>();
+        let (allocated, refused) = (sum(&|h| h.allocated), sum(&|h| h.exhausted));
+        let (inputs, none_free) = (sum(&|h| (h.exhausted > 0) as u64), sum(&|h| h.none_free_until(now)));
         let counters = [
             ("hot_queues_allocated", allocated),
             ("hot_queue_refusals", refused),

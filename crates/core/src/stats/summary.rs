@@ -131,7 +131,8 @@ pub struct Summary {
     /// Congested-flow isolation's counters (`input_queues = "fbicm"` or `"hfdi"`), over the
     /// whole run: hot queues allocated, allocations refused because every hot queue of the input
     /// was taken (a congested packet left among the cold ones; Paper VI's "running out of
-    /// HPQs"), and the inputs where that happened at least once.
+    /// HPQs"), the inputs where that happened at least once, and the time inputs had no hot
+    /// queue free (input-ns).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub isolation: Option<BTreeMap<String, u64>>,
     #[serde(skip)]

@@ -67,6 +67,7 @@ pub trait Isolating {
     fn hold(&mut self, out: PortId, id: u32, on: bool);
     /// The hot queues.
     fn hot(&self) -> &HotQueues;
+    /// The same, to note the time (`HotQueues::clock`).
     fn hot_mut(&mut self) -> &mut HotQueues;
     /// Lines allocated now: hot queues and roots without one.
     fn lines_in_use(&self) -> usize;
