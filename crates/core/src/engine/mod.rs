@@ -139,6 +139,13 @@ impl EventQueue {
         }
     }
 
+    /// The `k`-th event to pop after the next one (0: the next), if it is in the bucket being
+    /// served: what `sim::prefetch` looks ahead at.
+    #[inline]
+    pub fn peek_current(&self, k: usize) -> Option<&Event> {
+        self.current.len().checked_sub(k + 1).map(|i| &self.current[i].event)
+    }
+
     /// Pops the next event if it is due before `until`.
     pub fn pop_before(&mut self, until: Time) -> Option<(Time, Event)> {
         while self.current.is_empty() {

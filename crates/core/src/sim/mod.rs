@@ -39,6 +39,7 @@ mod lossy;
 pub mod memory;
 mod nic_ops;
 mod pfc;
+mod prefetch;
 mod switch_ops;
 
 use crate::cc::{Ctx, Deferred, Mechanism, VcClass};
@@ -532,6 +533,7 @@ impl<M: Mechanism> Sim<M> {
     pub fn run_until(&mut self, until: Time, progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>) -> Result<(), RunError> {
         while let Some((t, ev)) = self.events.pop_before(until) {
             self.now = t;
+            self.prefetch_next();
             self.dispatch(ev);
             if !self.deferred.is_empty() {
                 self.run_deferred();
