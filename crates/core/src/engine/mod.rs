@@ -275,4 +275,22 @@ mod tests {
         assert!(matches!(order[2].1, Event::NicWake { node: NodeId(1) }));
         assert!(matches!(order[3].1, Event::NicWake { node: NodeId(2) }));
     }
+
+    #[test]
+    fn full_buckets_spill_into_more_chunks_and_still_pop_in_order() {
+        let mut q = EventQueue::default();
+        // 3 * CHUNK + 1 events in one 1 ns bucket, pushed in a scrambled order, and some in the
+        // next buckets and beyond the ring.
+        let times: Vec<Time> =
+            (0..3 * CHUNK as u64 + 1).map(|i| (5 << BUCKET_SHIFT) + (i * 37) % 1_000).chain([7_000, 6_500, 2 * RING << BUCKET_SHIFT]).collect();
+        for (n, &t) in times.iter().enumerate() {
+            q.push(t, Event::NicWake { node: NodeId(n as u32) });
+        }
+        assert_eq!(q.pending().count(), times.len());
+        let popped: Vec<Time> = std::iter::from_fn(|| q.pop_before(Time::MAX)).map(|(t, _)| t).collect();
+        let mut sorted = times.clone();
+        sorted.sort_unstable();
+        assert_eq!(popped, sorted);
+        assert!(q.is_empty());
+    }
 }
