@@ -282,7 +282,7 @@ mod tests {
         // 3 * CHUNK + 1 events in one 1 ns bucket, pushed in a scrambled order, and some in the
         // next buckets and beyond the ring.
         let times: Vec<Time> =
-            (0..3 * CHUNK as u64 + 1).map(|i| (5 << BUCKET_SHIFT) + (i * 37) % 1_000).chain([7_000, 6_500, 2 * RING << BUCKET_SHIFT]).collect();
+            (0..3 * CHUNK as u64 + 1).map(|i| (5 << BUCKET_SHIFT) + (i * 37) % 1_000).chain([7_000, 6_500, (2 * RING) << BUCKET_SHIFT]).collect();
         for (n, &t) in times.iter().enumerate() {
             q.push(t, Event::NicWake { node: NodeId(n as u32) });
         }
