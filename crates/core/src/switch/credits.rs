@@ -4,6 +4,7 @@
 
 use crate::ids::{NodeId, PortId};
 use crate::packet::Packet;
+use smallvec::{smallvec, SmallVec};
 
 /// Which buffer of an input VC a packet takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,8 +33,10 @@ impl Pooling {
 /// A sender's credits for one VC of the input buffer at the far end of its link.
 #[derive(Clone, Debug)]
 pub struct Credits {
-    /// Free bytes of each buffer of that VC.
-    pub free: Vec<u32>,
+    /// Free bytes of each buffer of that VC: one, kept inline, unless the buffer is divided
+    /// (every credit return and every send reads it: a separate allocation was a cache miss
+    /// each time on large networks, docs/performance.md, 2026-11-26).
+    pub free: SmallVec<[u32; 1]>,
     pub pooling: Pooling,
     /// Bytes each buffer holds when it is empty.
     pub capacity: u32,
@@ -42,7 +45,7 @@ pub struct Credits {
 impl Credits {
     /// `buffers` buffers of `capacity` bytes divided by `pooling`.
     pub fn new(pooling: Pooling, buffers: usize, capacity: u32) -> Credits {
-        Credits { free: vec![capacity; buffers], pooling, capacity }
+        Credits { free: smallvec![capacity; buffers], pooling, capacity }
     }
 
     /// The counter `p` draws on (`pool_of`).
