@@ -93,22 +93,35 @@ impl Flows {
 /// one rate (tests/flows.rs checks it against single messages).
 pub struct ZeroLoad {
     router_latency: Time,
-    /// Per host: its switch, its injection and ejection channels' latencies and rates.
-    hosts: Vec<(SwitchId, Time, Time, Rate, Rate)>,
+    /// Per host: its switch's index among the switches with hosts (`edges`), its injection and
+    /// ejection channels' latencies and rates.
+    hosts: Vec<(u32, Time, Time, Rate, Rate)>,
+    /// The switches with hosts attached.
+    edges: Vec<SwitchId>,
     /// Per switch: neighbouring switches and the latency of the channel to each.
     links: Vec<Vec<(SwitchId, Time)>>,
-    /// Per source switch, computed on first use: the head's time to each switch from entering
-    /// the source switch's pipeline.
-    from: Vec<Option<Vec<Time>>>,
+    /// Per switch with hosts, computed on first use: the head's time to each switch with hosts
+    /// from entering its pipeline. Only those: a 16-ary 4-tree (65,536 hosts) has 4,096 of its
+    /// 16,384 switches at the edge, so the rows take 128 MiB once every edge switch has sent,
+    /// where rows over every switch took 512 MiB. Still quadratic in edge switches.
+    from: Vec<Option<Box<[Time]>>>,
+    /// Dijkstra's per-switch times, kept between calls.
+    best: Vec<Time>,
 }
 
 impl ZeroLoad {
     pub fn new(topo: &Topology, router_latency: Time) -> ZeroLoad {
+        let mut edge_of = vec![u32::MAX; topo.switches.len()];
+        let mut edges = Vec::new();
         let hosts = (0..topo.hosts())
             .map(|h| {
                 let (out, inp) = (&topo.channels[topo.host_out[h].idx()], &topo.channels[topo.host_in[h].idx()]);
                 let Endpoint::Switch(sw, _) = out.to else { unreachable!("a host's injection channel ends at a switch") };
-                (sw, out.latency, inp.latency, out.rate, inp.rate)
+                if edge_of[sw.idx()] == u32::MAX {
+                    edge_of[sw.idx()] = edges.len() as u32;
+                    edges.push(sw);
+                }
+                (edge_of[sw.idx()], out.latency, inp.latency, out.rate, inp.rate)
             })
             .collect();
         let links = topo
@@ -127,37 +140,40 @@ impl ZeroLoad {
                     .collect()
             })
             .collect();
-        ZeroLoad { router_latency, hosts, links, from: vec![None; topo.switches.len()] }
+        let from = vec![None; edges.len()];
+        ZeroLoad { router_latency, hosts, edges, links, from, best: Vec::new() }
     }
 
     /// `packets` packets of `packet_bytes` each, from `src` to `dst`.
     pub fn time(&mut self, src: NodeId, dst: NodeId, packets: u32, packet_bytes: u32) -> Time {
         let (s, out_latency, _, out_rate, _) = self.hosts[src.idx()];
         let (d, _, in_latency, _, in_rate) = self.hosts[dst.idx()];
-        let between = self.between(s)[d.idx()];
+        let between = self.between(s)[d as usize];
         let rate = if out_rate.mbps < in_rate.mbps { out_rate } else { in_rate };
         out_latency + between + in_latency + packets as Time * rate.serialization(packet_bytes)
     }
 
-    /// Dijkstra from switch `s`: each switch costs a router pipeline, each channel its latency.
-    fn between(&mut self, s: SwitchId) -> &[Time] {
-        if self.from[s.idx()].is_none() {
-            let mut best = vec![Time::MAX; self.links.len()];
-            let mut heap = BinaryHeap::from([Reverse((self.router_latency, s.0))]);
+    /// Dijkstra from the `e`-th switch with hosts: each switch costs a router pipeline, each
+    /// channel its latency.
+    fn between(&mut self, e: u32) -> &[Time] {
+        if self.from[e as usize].is_none() {
+            self.best.clear();
+            self.best.resize(self.links.len(), Time::MAX);
+            let mut heap = BinaryHeap::from([Reverse((self.router_latency, self.edges[e as usize].0))]);
             while let Some(Reverse((t, u))) = heap.pop() {
-                if t >= best[u as usize] {
+                if t >= self.best[u as usize] {
                     continue;
                 }
-                best[u as usize] = t;
+                self.best[u as usize] = t;
                 for &(v, latency) in &self.links[u as usize] {
                     let tv = t + latency + self.router_latency;
-                    if tv < best[v.idx()] {
+                    if tv < self.best[v.idx()] {
                         heap.push(Reverse((tv, v.0)));
                     }
                 }
             }
-            self.from[s.idx()] = Some(best);
+            self.from[e as usize] = Some(self.edges.iter().map(|d| self.best[d.idx()]).collect());
         }
-        self.from[s.idx()].as_deref().expect("computed above")
+        self.from[e as usize].as_deref().expect("computed above")
     }
 }
