@@ -8,7 +8,7 @@ use crate::time::{Rate, Time};
 use crate::topology::Topology;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// A message created in the window whose packets are still arriving. Keyed by (source host,
 /// class, creation time): a source creates its messages at distinct times (arrival gaps are at
@@ -105,7 +105,11 @@ pub struct ZeroLoad {
     /// 16,384 switches at the edge, so the rows take 128 MiB once every edge switch has sent,
     /// where rows over every switch took 512 MiB. Still quadratic in edge switches.
     from: Vec<Option<Box<[Time]>>>,
-    /// Dijkstra's per-switch times, kept between calls.
+    /// The latency of every channel between switches, if they all have the same: then the
+    /// fastest path is the one with fewest hops, found breadth first (a 65,536-host tree's 4,096
+    /// rows took most of a short run's time by Dijkstra's heap).
+    uniform: Option<Time>,
+    /// Per-switch times of the last search, kept between calls.
     best: Vec<Time>,
 }
 
@@ -124,7 +128,7 @@ impl ZeroLoad {
                 (edge_of[sw.idx()], out.latency, inp.latency, out.rate, inp.rate)
             })
             .collect();
-        let links = topo
+        let links: Vec<Vec<(SwitchId, Time)>> = topo
             .switches
             .iter()
             .map(|s| {
@@ -141,7 +145,10 @@ impl ZeroLoad {
             })
             .collect();
         let from = vec![None; edges.len()];
-        ZeroLoad { router_latency, hosts, edges, links, from, best: Vec::new() }
+        let mut latencies = links.iter().flatten().map(|&(_, latency)| latency);
+        let first = latencies.next();
+        let uniform = first.filter(|&l| latencies.all(|m| m == l));
+        ZeroLoad { router_latency, hosts, edges, links, from, uniform, best: Vec::new() }
     }
 
     /// `packets` packets of `packet_bytes` each, from `src` to `dst`.
@@ -153,27 +160,78 @@ impl ZeroLoad {
         out_latency + between + in_latency + packets as Time * rate.serialization(packet_bytes)
     }
 
-    /// Dijkstra from the `e`-th switch with hosts: each switch costs a router pipeline, each
-    /// channel its latency.
+    /// The fastest times from the `e`-th switch with hosts: each switch costs a router pipeline,
+    /// each channel its latency.
     fn between(&mut self, e: u32) -> &[Time] {
         if self.from[e as usize].is_none() {
+            let source = self.edges[e as usize];
             self.best.clear();
             self.best.resize(self.links.len(), Time::MAX);
-            let mut heap = BinaryHeap::from([Reverse((self.router_latency, self.edges[e as usize].0))]);
-            while let Some(Reverse((t, u))) = heap.pop() {
-                if t >= self.best[u as usize] {
-                    continue;
-                }
-                self.best[u as usize] = t;
-                for &(v, latency) in &self.links[u as usize] {
-                    let tv = t + latency + self.router_latency;
-                    if tv < self.best[v.idx()] {
-                        heap.push(Reverse((tv, v.0)));
-                    }
-                }
+            match self.uniform {
+                Some(latency) => self.breadth_first(source, latency),
+                None => self.dijkstra(source),
             }
             self.from[e as usize] = Some(self.edges.iter().map(|d| self.best[d.idx()]).collect());
         }
         self.from[e as usize].as_deref().expect("computed above")
+    }
+
+    fn dijkstra(&mut self, source: SwitchId) {
+        let mut heap = BinaryHeap::from([Reverse((self.router_latency, source.0))]);
+        while let Some(Reverse((t, u))) = heap.pop() {
+            if t >= self.best[u as usize] {
+                continue;
+            }
+            self.best[u as usize] = t;
+            for &(v, latency) in &self.links[u as usize] {
+                let tv = t + latency + self.router_latency;
+                if tv < self.best[v.idx()] {
+                    heap.push(Reverse((tv, v.0)));
+                }
+            }
+        }
+    }
+
+    /// Every channel takes `latency`: a switch first reached at depth d is d hops away.
+    fn breadth_first(&mut self, source: SwitchId, latency: Time) {
+        let mut queue = VecDeque::from([source]);
+        self.best[source.idx()] = self.router_latency;
+        while let Some(u) = queue.pop_front() {
+            let tv = self.best[u.idx()] + latency + self.router_latency;
+            for &(v, _) in &self.links[u.idx()] {
+                if self.best[v.idx()] == Time::MAX {
+                    self.best[v.idx()] = tv;
+                    queue.push_back(v);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{LinkConfig, TopologyConfig};
+
+    /// Breadth first (all channels alike) finds what Dijkstra finds; a dragonfly with slower
+    /// global channels takes Dijkstra.
+    #[test]
+    fn breadth_first_rows_are_dijkstras_where_every_channel_is_alike() {
+        let tree = Topology::build(&TopologyConfig::KaryNtree { k: 4, n: 3, link: LinkConfig::default() }).unwrap();
+        let mut fast = ZeroLoad::new(&tree, 26_000);
+        assert!(fast.uniform.is_some());
+        let mut slow = ZeroLoad::new(&tree, 26_000);
+        slow.uniform = None;
+        for e in 0..fast.edges.len() as u32 {
+            assert_eq!(fast.between(e), slow.between(e), "edge switch {e}");
+        }
+        let shape = TopologyConfig::Dragonfly {
+            hosts_per_router: 1,
+            routers_per_group: 2,
+            global_per_router: 1,
+            global_latency_ns: Some(500.0),
+            link: LinkConfig::default(),
+        };
+        assert!(ZeroLoad::new(&Topology::build(&shape).unwrap(), 26_000).uniform.is_none());
     }
 }
