@@ -34,14 +34,22 @@ pub struct Voq {
 }
 
 impl Voq {
+    /// Queues of the input: one per output port.
+    fn queues(&self) -> usize {
+        self.rings.len() / (2 + self.cap)
+    }
+
+    fn span(&self, q: usize) -> std::ops::Range<usize> {
+        q * (2 + self.cap)..(q + 1) * (2 + self.cap)
+    }
+
     fn segment(&self, q: usize) -> &[u32] {
-        let at = q * (2 + self.cap);
-        &self.rings[at..at + 2 + self.cap]
+        &self.rings[self.span(q)]
     }
 
     fn segment_mut(&mut self, q: usize) -> &mut [u32] {
-        let at = q * (2 + self.cap);
-        &mut self.rings[at..at + 2 + self.cap]
+        let span = self.span(q);
+        &mut self.rings[span]
     }
 
     fn front(&self, q: usize) -> Option<PacketId> {
@@ -57,10 +65,10 @@ impl Voq {
 
     /// Doubles every ring, each queue's packets moved to its start in order.
     fn grow(&mut self) {
-        let ports = self.rings.len() / (2 + self.cap);
+        let queues = self.queues();
         let cap = self.cap * 2;
-        let mut rings = vec![0; ports * (2 + cap)];
-        for q in 0..ports {
+        let mut rings = vec![0; queues * (2 + cap)];
+        for q in 0..queues {
             let seg = &mut rings[q * (2 + cap)..(q + 1) * (2 + cap)];
             seg[1] = self.segment(q)[1];
             for (k, p) in self.iter(q).enumerate() {
@@ -104,12 +112,11 @@ impl Queueing for Voq {
     }
 
     fn head(&self, out: PortId) -> Option<PacketId> {
-        (out.idx() * (2 + self.cap) < self.rings.len()).then(|| self.front(out.idx())).flatten()
+        (out.idx() < self.queues()).then(|| self.front(out.idx())).flatten()
     }
 
     fn for_each(&self, mut f: impl FnMut(PacketId)) {
-        let ports = self.rings.len() / (2 + self.cap);
-        (0..ports).flat_map(|q| self.iter(q)).for_each(&mut f)
+        (0..self.queues()).flat_map(|q| self.iter(q)).for_each(&mut f)
     }
 }
 
