@@ -9,12 +9,14 @@ use crate::time::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// Bits of the order key: time (64) | kind priority (8) | entity (24) | sequence (32). The
-/// sequence only breaks ties between events of one entity and kind at the same picosecond; it
-/// wraps after 2^32 events, which can reorder such ties only if one of them stayed pending
-/// across four billion insertions: the order stays deterministic either way.
+/// Bits of the order key: time (64) | kind priority (4) | entity (24) | sequence (36). The
+/// sequence only breaks ties between events of one entity and kind at the same picosecond,
+/// which one entity creates (`Event::entity`), so their order is their creator's and a run split
+/// over threads (`sim::parallel`) orders them alike. It wraps after 2^36 (69 billion) events,
+/// which could reorder two such ties created across the wrap: no run comes near.
 const ENTITY_BITS: u32 = 24;
-const SEQ_BITS: u32 = 32;
+const SEQ_BITS: u32 = 36;
+const SEQ_MASK: u64 = (1 << SEQ_BITS) - 1;
 
 /// Buckets are 2^10 ps (about 1 ns) wide; the ring covers 2^14 of them (16.8 us): link
 /// latencies, serializations and most arrival gaps land in the ring, later events in `far`.
@@ -76,7 +78,7 @@ pub struct EventQueue {
     /// Bit b set when ring slot b holds events.
     occupied: Vec<u64>,
     far: BinaryHeap<Reverse<Entry>>,
-    seq: u32,
+    seq: u64,
     popped: u64,
     len: usize,
 }
@@ -116,7 +118,7 @@ impl EventQueue {
     pub fn push(&mut self, time: Time, event: Event) {
         let entity = event.entity() as u128 & ((1 << ENTITY_BITS) - 1);
         let key = (time as u128) << 64 | (event.priority() as u128) << (ENTITY_BITS + SEQ_BITS) | entity << SEQ_BITS | self.seq as u128;
-        self.seq = self.seq.wrapping_add(1);
+        self.seq = (self.seq + 1) & SEQ_MASK;
         self.len += 1;
         self.place(Entry { key, event });
     }

@@ -74,6 +74,8 @@ pub struct Nic {
     /// Lines of the first switch's input (congested-flow isolation, thesis Papers V and VI):
     /// id, destinations and whether the NIC is told to stop sending them.
     pub lines: Vec<(u32, Vec<NodeId>, bool)>,
+    /// Data packets this NIC has created: the count behind their identities (`next_uid`).
+    created: u64,
 }
 
 impl Nic {
@@ -91,9 +93,21 @@ impl Nic {
             tx: VecDeque::new(),
             tx_bytes: 0,
             lines: Vec::new(),
+            created: 0,
         }
     }
+
+    /// The identity of the next data packet this NIC (`node`) creates: its node in the high
+    /// bits, its count below. Unique in the run and increasing along each flow, and fixed by the
+    /// NIC's own history, so a run split over threads gives every packet the same identity.
+    pub fn next_uid(&mut self, node: NodeId) -> u64 {
+        self.created += 1;
+        (node.0 as u64) << UID_COUNT_BITS | self.created
+    }
 }
+
+/// Bits of a data packet's identity that count its NIC's packets (2^40, a trillion).
+const UID_COUNT_BITS: u32 = 40;
 
 /// Send queues of every NIC in one slab; emptied queues are recycled (see
 /// `Mechanism::release_queue`).

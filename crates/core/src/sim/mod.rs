@@ -281,8 +281,6 @@ pub struct Sim<M: Mechanism> {
     /// and the free slots.
     line_dests: Vec<Vec<crate::ids::NodeId>>,
     free_line_dests: Vec<u32>,
-    /// Next data packet identity.
-    pub(crate) next_uid: u64,
     pub(crate) watchdog: deadlock::Watchdog,
     /// Set when the watchdog stopped the run.
     pub(crate) deadlock: Option<Deadlock>,
@@ -489,7 +487,6 @@ impl<M: Mechanism> Sim<M> {
             effects: Vec::new(),
             line_dests: Vec::new(),
             free_line_dests: Vec::new(),
-            next_uid: 1,
             watchdog: deadlock::Watchdog::new(watchdog_timeout(cfg, &topo)),
             deadlock: None,
             order: None,

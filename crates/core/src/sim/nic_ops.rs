@@ -346,9 +346,8 @@ impl<M: Mechanism> Sim<M> {
             ahead: None,
             marked: false,
             hdr: M::Header::default(),
-            uid: self.next_uid,
+            uid: self.nics[node.idx()].next_uid(node),
         };
-        self.next_uid += 1;
         let finished = (msg.sent == msg.packets).then_some(msg.source);
         if finished.is_some() {
             q.messages.pop_front();
