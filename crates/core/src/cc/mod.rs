@@ -235,6 +235,13 @@ pub trait Mechanism {
     /// smaller packets (`traffic[i].packet_bytes`) is then refused.
     const TIMES_PACKETS_AT_MTU: bool = false;
 
+    /// Whether a run may be split over threads (`sim::parallel`): every hook reads and changes
+    /// only the state of the NIC or switch it runs at, a timer fires where it was set, and the
+    /// mechanism's random stream is not used. Each thread then keeps its own instance of the
+    /// mechanism for its part of the network, and `merged_counters` adds up what they counted.
+    /// A mechanism not yet shown to hold to this refuses `simulation.threads` above 1.
+    const PARTITIONED: bool = false;
+
     /// The name used in results (`summary.json`'s `mechanism`).
     fn name(&self) -> &'static str;
 
@@ -325,6 +332,21 @@ pub trait Mechanism {
     /// summary.
     fn counters(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
+    }
+
+    /// The counters of a run split over threads, from each thread's instance: by default their
+    /// sums (a mechanism with a mean among its counters adds up its parts itself).
+    fn merged_counters(parts: &[&Self]) -> Vec<(&'static str, u64)>
+    where
+        Self: Sized,
+    {
+        let mut all = parts.first().map(|m| m.counters()).unwrap_or_default();
+        for m in &parts[1..] {
+            for (total, (_, v)) in all.iter_mut().zip(m.counters()) {
+                total.1 += v;
+            }
+        }
+        all
     }
 }
 

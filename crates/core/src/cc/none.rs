@@ -20,6 +20,7 @@ impl Registered for NoCc {
 impl Mechanism for NoCc {
     type Header = ();
     const HOOKS: Hooks = Hooks::NONE;
+    const PARTITIONED: bool = true;
 
     fn name(&self) -> &'static str {
         "none"

@@ -45,12 +45,43 @@ pub struct SimulationConfig {
     /// flow-completion studies; off, a run keeps only each class's FCT and slowdown
     /// distributions.
     pub record_flows: bool,
+    /// Threads one run uses (0: one per core). Results are identical for every count; more
+    /// threads only run a large network sooner. Default 1: sweeps and reproductions already run
+    /// one configuration per core.
+    pub threads: u32,
+    /// How a run on several threads divides the network among them (`sim::partition`).
+    pub partition: Partitioner,
 }
 
 impl Default for SimulationConfig {
     fn default() -> Self {
-        SimulationConfig { seed: 1, warmup_ns: 20_000.0, measure_ns: 100_000.0, bin_ns: 1_000.0, cycle_ns: 1.0, watchdog_ns: 1_000_000.0, record_flows: false }
+        SimulationConfig {
+            seed: 1,
+            warmup_ns: 20_000.0,
+            measure_ns: 100_000.0,
+            bin_ns: 1_000.0,
+            cycle_ns: 1.0,
+            watchdog_ns: 1_000_000.0,
+            record_flows: false,
+            threads: 1,
+            partition: Partitioner::Linear,
+        }
     }
+}
+
+/// How a run split over threads assigns switches, each with its hosts, to threads (SST's
+/// partitioner names).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum Partitioner {
+    /// Each tree level's switches in contiguous blocks, one per thread: pods of a fat tree,
+    /// groups of a dragonfly or flattened butterfly stay together.
+    #[default]
+    Linear,
+    /// Switches dealt to threads in turn: every channel between switches crosses threads (for
+    /// checking that the division never changes results).
+    RoundRobin,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]

@@ -162,15 +162,19 @@ impl EventQueue {
         self.current.len().checked_sub(k + 1).map(|i| &self.current[i].event)
     }
 
-    /// Pops the next event if it is due before `until`.
-    pub fn pop_before(&mut self, until: Time) -> Option<(Time, Event)> {
+    /// The time of the next event, if any is pending.
+    pub fn next_time(&mut self) -> Option<Time> {
         while self.current.is_empty() {
             if self.len == 0 || !self.advance() {
                 return None;
             }
         }
-        let next = self.current.last().expect("not empty");
-        if next.time() >= until {
+        self.current.last().map(Entry::time)
+    }
+
+    /// Pops the next event if it is due before `until`.
+    pub fn pop_before(&mut self, until: Time) -> Option<(Time, Event)> {
+        if self.next_time()? >= until {
             return None;
         }
         let e = self.current.pop().expect("not empty");

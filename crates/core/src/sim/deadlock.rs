@@ -47,85 +47,97 @@ impl Watchdog {
     pub fn new(timeout: Time) -> Watchdog {
         Watchdog { timeout, next_check: if timeout == 0 { Time::MAX } else { timeout / 2 }, hops: 0, last_move: 0 }
     }
-}
 
-impl<M: Mechanism> Sim<M> {
-    /// Called every half timeout during the run, and at its end: a deadlock if packets are in
-    /// the network and none has moved for the timeout, or none ever can (`drained`: no event is
+    /// A check at `now`, before any event at `now` runs, given the packet-hops so far and the
+    /// packets in the network: the time of the last move if the network is stuck, i.e. packets
+    /// are in it and none has moved for the timeout, or none ever can (`drained`: no event is
     /// left to move one).
-    pub(super) fn watch(&mut self, drained: bool) -> Option<Deadlock> {
-        if self.watchdog.timeout == 0 {
+    pub fn check(&mut self, now: Time, hops: u64, in_flight: u64, drained: bool) -> Option<Time> {
+        if self.timeout == 0 {
             return None;
         }
-        self.watchdog.next_check = self.now.saturating_add(self.watchdog.timeout / 2);
-        let hops = self.stats.counters.hops;
-        if hops != self.watchdog.hops {
-            self.watchdog.hops = hops;
-            self.watchdog.last_move = self.now;
+        self.next_check = now.saturating_add(self.timeout / 2);
+        if hops != self.hops {
+            self.hops = hops;
+            self.last_move = now;
             if !drained {
                 return None;
             }
         }
-        let stuck = drained || self.now.saturating_sub(self.watchdog.last_move) >= self.watchdog.timeout;
+        let stuck = drained || now.saturating_sub(self.last_move) >= self.timeout;
+        (stuck && in_flight > 0).then_some(self.last_move)
+    }
+}
+
+impl<M: Mechanism> Sim<M> {
+    /// Called every half timeout during the run, and at its end: what the network is stuck on,
+    /// if it is (`Watchdog::check`).
+    pub(super) fn watch(&mut self, drained: bool) -> Option<Deadlock> {
         let in_flight = self.slab.live() as u64;
-        if !stuck || in_flight == 0 {
-            return None;
-        }
+        let last_move = self.watchdog.check(self.now, self.stats.counters.hops, in_flight, drained)?;
         let blocked = self.blocked_channels();
-        let cycle = self.cycle(&blocked);
-        Some(Deadlock {
+        let cycle = first_cycle(self.topo.channels.len(), blocked.iter().copied(), |c| self.waits_for(c, &blocked));
+        Some(self.deadlock_report(last_move, in_flight, &blocked, &cycle))
+    }
+
+    /// The report of a deadlock found at `now`.
+    pub(super) fn deadlock_report(&self, last_move: Time, in_flight: u64, blocked: &[ChannelId], cycle: &[ChannelId]) -> Deadlock {
+        Deadlock {
             at_ns: ns_from_ps(self.now),
-            last_move_ns: ns_from_ps(self.watchdog.last_move),
+            last_move_ns: ns_from_ps(last_move),
             in_flight,
             blocked: blocked.iter().map(|&c| self.channel_name(c)).collect(),
             cycle: cycle.iter().map(|&c| self.channel_name(c)).collect(),
-        })
+        }
     }
 
-    /// Switch output channels with a packet that lacks the credits to go on: the head of an
-    /// output VC's buffer, or, where credits are taken at the crossbar (divided buffers
-    /// downstream), a packet requesting the output.
+    /// Switch output channels with a packet that lacks the credits to go on, in switch and port
+    /// order.
     fn blocked_channels(&self) -> Vec<ChannelId> {
+        (0..self.switches.len()).flat_map(|s| self.blocked_at(s)).collect()
+    }
+
+    /// Switch `s`'s blocked output channels: the head of an output VC's buffer lacks credits,
+    /// or, where credits are taken at the crossbar (divided buffers downstream), a packet
+    /// requesting the output does.
+    pub(super) fn blocked_at(&self, s: usize) -> Vec<ChannelId> {
+        let sw = &self.switches[s];
         let mut out = Vec::new();
-        for (s, sw) in self.switches.iter().enumerate() {
-            for (p, o) in sw.outputs.iter().enumerate() {
-                let lacks = |v: &crate::switch::OutputVc, pkt: crate::ids::PacketId| !v.credits.room(self.slab.get(pkt));
-                let at_output = o.vcs.iter().any(|v| !v.pooled() && v.fifo.front().is_some_and(|&pkt| lacks(v, pkt)));
-                let at_crossbar = || {
-                    sw.inputs.iter().enumerate().any(|(i, vcs)| {
-                        vcs.iter().enumerate().any(|(vc, ivc)| {
-                            o.req[vc] >> i & 1 == 1
-                                && ivc.queues.head(PortId::new(p)).is_some_and(|pkt| {
-                                    let v = &o.vcs[self.out_vc(self.slab.get(pkt)) as usize];
-                                    v.pooled() && lacks(v, pkt)
-                                })
-                        })
+        for (p, o) in sw.outputs.iter().enumerate() {
+            let lacks = |v: &crate::switch::OutputVc, pkt: crate::ids::PacketId| !v.credits.room(self.slab.get(pkt));
+            let at_output = o.vcs.iter().any(|v| !v.pooled() && v.fifo.front().is_some_and(|&pkt| lacks(v, pkt)));
+            let at_crossbar = || {
+                sw.inputs.iter().enumerate().any(|(i, vcs)| {
+                    vcs.iter().enumerate().any(|(vc, ivc)| {
+                        o.req[vc] >> i & 1 == 1
+                            && ivc.queues.head(PortId::new(p)).is_some_and(|pkt| {
+                                let v = &o.vcs[self.out_vc(self.slab.get(pkt)) as usize];
+                                v.pooled() && lacks(v, pkt)
+                            })
                     })
-                };
-                if at_output || at_crossbar() {
-                    out.push(self.topo.switches[s].ports[p].out);
-                }
+                })
+            };
+            if at_output || at_crossbar() {
+                out.push(self.topo.switches[s].ports[p].out);
             }
         }
         out
     }
 
-    /// A cycle in "channel c waits for channel d": c's downstream input buffer holds a packet
-    /// routed to output channel d, and d is blocked too.
-    fn cycle(&self, blocked: &[ChannelId]) -> Vec<ChannelId> {
-        let waits_for = |c: ChannelId| -> Vec<ChannelId> {
-            let Endpoint::Switch(t, port) = self.topo.channels[c.idx()].to else { return Vec::new() };
-            let sw = &self.switches[t.idx()];
-            let mut next = Vec::new();
-            for ivc in &sw.inputs[port.idx()] {
-                ivc.queues.for_each(|pkt| next.push(self.topo.switches[t.idx()].ports[self.slab.get(pkt).out_port.idx()].out));
-            }
-            next.retain(|d| blocked.contains(d));
-            next.sort_unstable();
-            next.dedup();
-            next
-        };
-        first_cycle(self.topo.channels.len(), blocked.iter().copied(), waits_for)
+    /// What blocked channel `c` waits for ("channel c waits for channel d": c's downstream
+    /// input buffer holds a packet routed to output channel d, and d is blocked too), if this
+    /// simulation holds c's downstream switch.
+    pub(super) fn waits_for(&self, c: ChannelId, blocked: &[ChannelId]) -> Vec<ChannelId> {
+        let Endpoint::Switch(t, port) = self.topo.channels[c.idx()].to else { return Vec::new() };
+        let sw = &self.switches[t.idx()];
+        let mut next = Vec::new();
+        for ivc in &sw.inputs[port.idx()] {
+            ivc.queues.for_each(|pkt| next.push(self.topo.switches[t.idx()].ports[self.slab.get(pkt).out_port.idx()].out));
+        }
+        next.retain(|d| blocked.contains(d));
+        next.sort_unstable();
+        next.dedup();
+        next
     }
 
     /// The channel's name as `links.csv` gives it (`s0-s1>`: link s0-s1, from s0 to s1).

@@ -11,6 +11,35 @@ use crate::ids::{ChannelId, Endpoint, NodeId, PortId, SwitchId, Vc};
 use crate::switch::queues::isolation::{Effect, HotQueues, Signal};
 use crate::switch::CamLine;
 
+/// Hot-queue counters over all isolating inputs (summary.json's `isolation`).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct IsolationCounters {
+    allocated: u64,
+    refused: u64,
+    inputs_run_out: u64,
+    none_free_ps: u64,
+}
+
+impl IsolationCounters {
+    /// Adds another partition's (`sim::parallel`).
+    pub fn absorb(&mut self, o: IsolationCounters) {
+        self.allocated += o.allocated;
+        self.refused += o.refused;
+        self.inputs_run_out += o.inputs_run_out;
+        self.none_free_ps += o.none_free_ps;
+    }
+
+    pub fn table(self) -> std::collections::BTreeMap<String, u64> {
+        let counters = [
+            ("hot_queues_allocated", self.allocated),
+            ("hot_queue_refusals", self.refused),
+            ("inputs_run_out", self.inputs_run_out),
+            ("input_ns_without_free_hot_queue", self.none_free_ps / 1_000),
+        ];
+        counters.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+    }
+}
+
 impl<M: Mechanism> Sim<M> {
     /// Carries out what the last change to input (`port`, `vc`) of switch `s` asks, if it
     /// isolates congested flows: its newly offered packets request their outputs, and its
@@ -33,14 +62,14 @@ impl<M: Mechanism> Sim<M> {
                         Signal::Allocate => self.store_dests(dests),
                         _ => u32::MAX,
                     };
-                    self.events.push(self.now + self.topo.channels[ch.idx()].latency, Event::Isolation { ch, vc, line, signal, dests });
+                    self.post(self.now + self.topo.channels[ch.idx()].latency, Event::Isolation { ch, vc, line, signal, dests });
                 }
             }
         }
         self.effects = effects;
     }
 
-    fn store_dests(&mut self, dests: Vec<NodeId>) -> u32 {
+    pub(super) fn store_dests(&mut self, dests: Vec<NodeId>) -> u32 {
         match self.free_line_dests.pop() {
             Some(i) => {
                 self.line_dests[i as usize] = dests;
@@ -53,14 +82,17 @@ impl<M: Mechanism> Sim<M> {
         }
     }
 
+    /// The destinations `store_dests` kept at `i`, whose slot is free again.
+    pub(super) fn take_dests(&mut self, i: u32) -> Vec<NodeId> {
+        self.free_line_dests.push(i);
+        std::mem::take(&mut self.line_dests[i as usize])
+    }
+
     /// `signal` about line `line` of the input at the far end of channel `ch` reaches its
     /// sender; `dests` holds an allocation's destinations.
     pub(super) fn isolation_signal(&mut self, ch: ChannelId, vc: Vc, line: u32, signal: Signal, dests: u32) {
         let dests = match signal {
-            Signal::Allocate => {
-                self.free_line_dests.push(dests);
-                std::mem::take(&mut self.line_dests[dests as usize])
-            }
+            Signal::Allocate => self.take_dests(dests),
             _ => Vec::new(),
         };
         match self.topo.channels[ch.idx()].from {
@@ -113,22 +145,19 @@ impl<M: Mechanism> Sim<M> {
 
     /// The isolation counters over the run (`Summary::isolation`, docs/metrics.md), if
     /// the data VCs isolate congested flows.
-    pub(super) fn isolation_counters(&self) -> Option<std::collections::BTreeMap<String, u64>> {
+    pub(super) fn isolation_counters(&self) -> Option<IsolationCounters> {
         let hot: Vec<&HotQueues> = self.switches.iter().flat_map(|s| s.inputs.iter().flatten()).filter_map(|i| i.queues.isolation()).map(|q| q.hot()).collect();
         if hot.is_empty() {
             return None;
         }
         let now = self.now;
         let sum = |f: &dyn Fn(&HotQueues) -> u64| hot.iter().map(|h| f(h)).sum::<u64>();
-        let (allocated, refused) = (sum(&|h| h.allocated), sum(&|h| h.exhausted));
-        let (inputs, none_free) = (sum(&|h| (h.exhausted > 0) as u64), sum(&|h| h.none_free_until(now)));
-        let counters = [
-            ("hot_queues_allocated", allocated),
-            ("hot_queue_refusals", refused),
-            ("inputs_run_out", inputs),
-            ("input_ns_without_free_hot_queue", none_free / 1_000),
-        ];
-        Some(counters.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+        Some(IsolationCounters {
+            allocated: sum(&|h| h.allocated),
+            refused: sum(&|h| h.exhausted),
+            inputs_run_out: sum(&|h| (h.exhausted > 0) as u64),
+            none_free_ps: sum(&|h| h.none_free_until(now)),
+        })
     }
 
     /// Congested-flow isolation state still held anywhere: hot queues and root lines at

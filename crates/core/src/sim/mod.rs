@@ -38,6 +38,8 @@ mod isolation;
 mod lossy;
 pub mod memory;
 mod nic_ops;
+pub(crate) mod parallel;
+pub(crate) mod partition;
 mod pfc;
 mod prefetch;
 mod switch_ops;
@@ -71,12 +73,18 @@ pub struct Progress {
     pub events: u64,
 }
 
+/// What a run reports its progress to; it returns `ControlFlow::Break(())` to stop the run.
+pub type OnProgress<'a> = dyn FnMut(&Progress) -> ControlFlow<()> + 'a;
+
 /// Builds and runs the configured mechanism. A deadlocked run stops early with
 /// `Summary::deadlock` set.
-pub fn run(cfg: &Config, progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>) -> Result<Summary, RunError> {
+pub fn run(cfg: &Config, progress: &mut OnProgress) -> Result<Summary, RunError> {
     crate::with_mechanism!(cfg, m => {
         fits_in_memory(cfg, &m)?;
-        Sim::new(cfg, m)?.run(progress)
+        match parallel::threads(cfg) {
+            1 => Sim::new(cfg, m)?.run(progress),
+            n => parallel::run(cfg, m, n, progress),
+        }
     })?
 }
 
@@ -289,10 +297,18 @@ pub struct Sim<M: Mechanism> {
     /// Under PFC, per channel and VC: who holds whom paused (`pfc`).
     pub(crate) pfc: Vec<pfc::PfcVc>,
     pub(crate) p: Params,
+    /// In a run split over threads: this partition, and what it sends the others.
+    pub(crate) part: Option<partition::Part<M::Header>>,
 }
 
 impl<M: Mechanism> Sim<M> {
     pub fn new(cfg: &Config, mech: M) -> ConfigResult<Sim<M>> {
+        Sim::build(cfg, mech, None)
+    }
+
+    /// The simulation of `cfg`, or of partition `part` of it: then only the partition's traffic
+    /// sources start.
+    pub(crate) fn build(cfg: &Config, mech: M, part: Option<partition::Part<M::Header>>) -> ConfigResult<Sim<M>> {
         const { assert!(std::mem::size_of::<M::Header>() <= crate::cc::MAX_HEADER_BYTES, "a mechanism's header may take at most MAX_HEADER_BYTES") };
         let topo = Topology::build(&cfg.topology)?;
         let routing = Routing::build(&cfg.routing, &topo)?;
@@ -456,8 +472,9 @@ impl<M: Mechanism> Sim<M> {
         );
         // Greedy classes without ON-OFF periods send from start to stop (ON periods are counted
         // as they open, `nic_ops::arrival`).
+        let ours = |h: NodeId| part.as_ref().is_none_or(|p| p.owns_host(h));
         for (i, c) in traffic.classes.iter().enumerate().filter(|(_, c)| c.greedy && c.on_off.is_none() && c.pattern != crate::config::Pattern::Burst) {
-            let mbps = c.sources.iter().map(|&h| topo.channels[topo.host_out[h.idx()].idx()].rate.mbps).sum();
+            let mbps = c.sources.iter().filter(|&&h| ours(h)).map(|&h| topo.channels[topo.host_out[h.idx()].idx()].rate.mbps).sum();
             stats.active(i as ClassId, mbps, c.start, c.stop);
         }
         let min_data_bytes = traffic.classes.iter().map(|c| c.packet_bytes).min().unwrap_or(cfg.nic.data_packet_bytes);
@@ -509,8 +526,13 @@ impl<M: Mechanism> Sim<M> {
                 flow,
             },
             topo,
+            part,
         };
         for s in 0..sim.traffic.sources.len() {
+            let node = sim.traffic.sources[s].node;
+            if sim.part.as_ref().is_some_and(|p| !p.owns_host(node)) {
+                continue;
+            }
             if let Some(t) = sim.traffic.first(s) {
                 sim.events.push(t, Event::Arrival { source: s as u32 });
             }
@@ -519,15 +541,15 @@ impl<M: Mechanism> Sim<M> {
     }
 
     /// Runs to the end of the measurement window, or to a deadlock, and summarizes.
-    pub fn run(mut self, progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>) -> Result<Summary, RunError> {
+    pub fn run(mut self, progress: &mut OnProgress) -> Result<Summary, RunError> {
         let wall = std::time::Instant::now();
         self.run_until(self.end, progress)?;
         Ok(self.summary(wall.elapsed().as_secs_f64()))
     }
 
-    /// Processes every event before `until`, unless the watchdog finds a deadlock first (then
-    /// `deadlock()` says what and the time stays where it stopped) or `progress` breaks.
-    pub fn run_until(&mut self, until: Time, progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>) -> Result<(), RunError> {
+    /// Processes every event before `until`: a window of a split run (`parallel`), which
+    /// reports progress and watches for deadlocks between windows.
+    fn run_window(&mut self, until: Time) {
         while let Some((t, ev)) = self.events.pop_before(until) {
             self.now = t;
             self.prefetch_next();
@@ -535,14 +557,35 @@ impl<M: Mechanism> Sim<M> {
             if !self.deferred.is_empty() {
                 self.run_deferred();
             }
-            if self.events.processed() & 0xFFFF == 0 && progress(&Progress { now: self.now, end: self.end, events: self.events.processed() }).is_break() {
-                return Err(RunError::Interrupted);
-            }
-            if self.now >= self.watchdog.next_check {
-                self.deadlock = self.watch(false);
-                if self.deadlock.is_some() {
-                    return Ok(());
+        }
+    }
+
+    /// Processes every event before `until`, unless the watchdog finds a deadlock first (then
+    /// `deadlock()` says what and the time stays where it stopped) or `progress` breaks.
+    pub fn run_until(&mut self, until: Time, progress: &mut OnProgress) -> Result<(), RunError> {
+        loop {
+            // The watchdog looks before the first event at or after its check time runs.
+            let bound = until.min(self.watchdog.next_check);
+            while let Some((t, ev)) = self.events.pop_before(bound) {
+                self.now = t;
+                self.prefetch_next();
+                self.dispatch(ev);
+                if !self.deferred.is_empty() {
+                    self.run_deferred();
                 }
+                if self.events.processed() & 0xFFFF == 0 && progress(&Progress { now: self.now, end: self.end, events: self.events.processed() }).is_break() {
+                    return Err(RunError::Interrupted);
+                }
+            }
+            match self.events.next_time() {
+                Some(t) if t < until => {
+                    self.now = t;
+                    self.deadlock = self.watch(false);
+                    if self.deadlock.is_some() {
+                        return Ok(());
+                    }
+                }
+                _ => break,
             }
         }
         // With no event left before `until`, packets still inside never will move.
@@ -648,19 +691,36 @@ impl<M: Mechanism> Sim<M> {
 
     /// The results so far; `wall_s` is reported as the run's wall-clock time.
     pub fn summary(&self, wall_s: f64) -> Summary {
-        let queued = self.qps.slots.iter().flat_map(|q| q.messages.iter()).map(|m| (m.packets - m.sent) as u64).sum();
+        self.summary_of(wall_s, self.events.processed(), self.mech.counters(), self.queued_packets(), self.isolation_counters())
+    }
+
+    /// Data packets of messages still waiting in send queues.
+    fn queued_packets(&self) -> u64 {
+        self.qps.slots.iter().flat_map(|q| q.messages.iter()).map(|m| (m.packets - m.sent) as u64).sum()
+    }
+
+    /// The summary of this simulation's statistics with the run-wide figures given (a split run
+    /// adds its partitions' up, `parallel`).
+    fn summary_of(
+        &self,
+        wall_s: f64,
+        events: u64,
+        mechanism_counters: Vec<(&'static str, u64)>,
+        queued: u64,
+        isolation: Option<isolation::IsolationCounters>,
+    ) -> Summary {
         Summary::build(SummaryContext {
             stats: &self.stats,
             topo: &self.topo,
             traffic: &self.traffic,
             seed: self.seed,
-            events: self.events.processed(),
+            events,
             wall_s,
             mechanism: self.mech.name().to_string(),
-            mechanism_counters: self.mech.counters(),
+            mechanism_counters,
             queued,
             deadlock: self.deadlock.clone(),
-            isolation: self.isolation_counters(),
+            isolation: isolation.map(isolation::IsolationCounters::table),
         })
     }
 }

@@ -130,7 +130,7 @@ impl<M: Mechanism> Sim<M> {
         }
         if let Some(p) = self.topo.switches[s.idx()].ports.get(port.idx()) {
             let inp = p.inp;
-            self.events.push(at + self.topo.channels[inp.idx()].latency, Event::Credit { ch: inp, vc, pool, bytes });
+            self.post(at + self.topo.channels[inp.idx()].latency, Event::Credit { ch: inp, vc, pool, bytes });
         }
     }
 
@@ -584,7 +584,7 @@ impl<M: Mechanism> Sim<M> {
         }
         self.stats.sent(now, ch, bytes);
         match to {
-            Endpoint::Switch(..) => self.events.push(now + latency + self.p.router_latency, Event::HeadArrive { ch, pkt }),
+            Endpoint::Switch(..) => self.post(now + latency + self.p.router_latency, Event::HeadArrive { ch, pkt }),
             Endpoint::Host(_) => self.events.push(now + latency + ser, Event::Deliver { ch, pkt }),
         }
         if interleave {

@@ -57,6 +57,12 @@ impl Flows {
         self.pending.insert((src, class, created), Pending { dst, packets, left: packets });
     }
 
+    /// Stops following a message just `created` (its destination's part of a split run does):
+    /// its packet count, if it was followed.
+    pub fn withdraw(&mut self, src: NodeId, class: ClassId, created: Time) -> Option<u32> {
+        self.pending.remove(&(src, class, created)).map(|m| m.packets)
+    }
+
     /// A packet of `packet_bytes` of a message created at `created` arrived (its first copy) at
     /// `now` (a message's packets are all its class's size).
     pub fn arrived(&mut self, src: NodeId, class: ClassId, created: Time, packet_bytes: u32, now: Time) {
@@ -74,6 +80,30 @@ impl Flows {
         self.slowdown_milli[class as usize].record((fct as u128 * 1_000 / ideal as u128) as Time);
         if let Some(r) = &mut self.records {
             r.push(FlowRecord { class, src, dst, packets, created, fct, ideal });
+        }
+    }
+
+    /// Adds another partition's messages (`Stats::absorb`). Completed records are appended:
+    /// `sort_records` puts them back in the order one thread completes them.
+    pub fn absorb(&mut self, o: Flows) {
+        self.pending.extend(o.pending);
+        for (a, b) in self.fct.iter_mut().zip(&o.fct) {
+            a.merge(b);
+        }
+        for (a, b) in self.slowdown_milli.iter_mut().zip(&o.slowdown_milli) {
+            a.merge(b);
+        }
+        if let (Some(r), Some(or)) = (&mut self.records, o.records) {
+            r.extend(or);
+        }
+    }
+
+    /// Orders completed records as one thread records them: by completion time, then by the
+    /// entity of the delivery that completed them (`rank` of the destination), as the event
+    /// queue orders deliveries at one time.
+    pub fn sort_records(&mut self, rank: impl Fn(NodeId) -> u64) {
+        if let Some(r) = &mut self.records {
+            r.sort_by_key(|f| (f.created + f.fct, rank(f.dst)));
         }
     }
 

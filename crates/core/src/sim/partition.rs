@@ -1,0 +1,206 @@
+//! How a run split over threads divides the network (`sim::parallel`): each switch, with the
+//! hosts attached to it, belongs to one partition, and each channel's two ends tell where the
+//! events it carries go. An event that crosses from one partition to another travels as a
+//! message (`Msg`), delivered between windows.
+
+use super::Sim;
+use crate::cc::Mechanism;
+use crate::config::Partitioner;
+use crate::engine::Event;
+use crate::error::{ConfigError, ConfigResult};
+use crate::ids::{ClassId, Endpoint, NodeId};
+use crate::packet::Packet;
+use crate::switch::queues::isolation::Signal;
+use crate::time::Time;
+use crate::topology::Topology;
+use std::sync::Arc;
+
+/// Which partition owns each switch, host and channel end, and the lookahead that follows.
+pub(crate) struct Layout {
+    pub parts: usize,
+    pub of_switch: Vec<u16>,
+    pub of_host: Vec<u16>,
+    /// Per channel: the partitions of its sending and receiving ends.
+    pub up: Vec<u16>,
+    pub down: Vec<u16>,
+    /// The shortest latency of a channel between two partitions: no event one partition causes
+    /// in another happens sooner, so partitions run this far ahead of each other's messages
+    /// (`Time::MAX` when no channel joins two partitions).
+    pub lookahead: Time,
+}
+
+impl Layout {
+    /// Divides `topo` into `parts` partitions (fewer if it has fewer switches).
+    ///
+    /// `linear` (SST's name for it) cuts each tree level, in switch order, into `parts`
+    /// contiguous blocks: on trees a block of leaves is a pod with the switches above it, on
+    /// flattened butterflies and dragonflies consecutive routers share a group. `round_robin`
+    /// deals switches out in turn: a poor cut (every channel crosses), for checking that the cut
+    /// never changes results.
+    pub fn new(topo: &Topology, parts: usize, how: Partitioner) -> ConfigResult<Layout> {
+        let parts = parts.clamp(1, topo.switches.len().max(1)).min(u16::MAX as usize);
+        let of_switch: Vec<u16> = match how {
+            Partitioner::RoundRobin => (0..topo.switches.len()).map(|s| (s % parts) as u16).collect(),
+            Partitioner::Linear => {
+                let levels = topo.switches.iter().map(|s| s.level).max().map_or(0, |l| l as usize + 1);
+                let mut at_level = vec![0usize; levels];
+                let sizes: Vec<usize> = (0..levels).map(|l| topo.switches.iter().filter(|s| s.level as usize == l).count()).collect();
+                topo.switches
+                    .iter()
+                    .map(|s| {
+                        let l = s.level as usize;
+                        let i = at_level[l];
+                        at_level[l] += 1;
+                        (i * parts / sizes[l]) as u16
+                    })
+                    .collect()
+            }
+        };
+        let of_host: Vec<u16> = topo
+            .host_out
+            .iter()
+            .map(|&ch| match topo.channels[ch.idx()].to {
+                Endpoint::Switch(s, _) => of_switch[s.idx()],
+                Endpoint::Host(_) => unreachable!("a host's injection channel ends at a switch"),
+            })
+            .collect();
+        let side = |e: Endpoint| match e {
+            Endpoint::Host(h) => of_host[h.idx()],
+            Endpoint::Switch(s, _) => of_switch[s.idx()],
+        };
+        let up: Vec<u16> = topo.channels.iter().map(|c| side(c.from)).collect();
+        let down: Vec<u16> = topo.channels.iter().map(|c| side(c.to)).collect();
+        let mut lookahead = Time::MAX;
+        for (i, c) in topo.channels.iter().enumerate() {
+            if up[i] != down[i] {
+                if c.latency == 0 {
+                    return Err(ConfigError::new(
+                        "simulation.threads",
+                        format!(
+                            "channel `{}` joins two partitions and has no latency, so neither could run ahead of the other: give links a latency above 0, or run on one thread",
+                            c.name
+                        ),
+                    ));
+                }
+                lookahead = lookahead.min(c.latency);
+            }
+        }
+        Ok(Layout { parts, of_switch, of_host, up, down, lookahead })
+    }
+
+    /// The partition an event is handled in: the end of its channel it acts on. Events that
+    /// name no channel stay where they were made (`None`).
+    #[inline]
+    fn home(&self, ev: &Event) -> Option<u16> {
+        match *ev {
+            Event::HeadArrive { ch, .. } | Event::Deliver { ch, .. } => Some(self.down[ch.idx()]),
+            Event::Credit { ch, .. } | Event::Isolation { ch, .. } => Some(self.up[ch.idx()]),
+            _ => None,
+        }
+    }
+}
+
+/// What one partition sends another between windows.
+pub(crate) enum Msg<H> {
+    /// An event, at `at`.
+    Event { at: Time, ev: Event },
+    /// A packet's head arriving (`Event::HeadArrive`): the packet moves with it.
+    Packet { at: Time, ev: Event, pkt: Packet<H> },
+    /// A line allocation reaching its sender (`Event::Isolation`), with its destinations.
+    Dests { at: Time, ev: Event, dests: Vec<NodeId> },
+    /// A message created in the measurement window whose completion its destination's
+    /// partition records (`stats::Flows`).
+    Flow { src: NodeId, dst: NodeId, class: ClassId, created: Time, packets: u32 },
+}
+
+/// A `Sim`'s place in a split run.
+pub(crate) struct Part<H> {
+    pub me: u16,
+    pub layout: Arc<Layout>,
+    /// Messages for each partition, in the order they were made.
+    pub outbox: Vec<Vec<Msg<H>>>,
+    /// Since the outboxes were last emptied: the earliest event sent, and the packets sent
+    /// (in no partition's slab until received).
+    pub sent_first: Time,
+    pub sent_packets: u64,
+}
+
+impl<H> Part<H> {
+    pub fn new(me: u16, layout: Arc<Layout>) -> Part<H> {
+        let outbox = (0..layout.parts).map(|_| Vec::new()).collect();
+        Part { me, layout, outbox, sent_first: Time::MAX, sent_packets: 0 }
+    }
+
+    /// The partition `ev` must go to, if not this one.
+    #[inline]
+    pub fn remote(&self, ev: &Event) -> Option<u16> {
+        self.layout.home(ev).filter(|&q| q != self.me)
+    }
+
+    pub fn owns_host(&self, h: NodeId) -> bool {
+        self.layout.of_host[h.idx()] == self.me
+    }
+}
+
+impl<M: Mechanism> Sim<M> {
+    /// Schedules `ev`, an event a channel carries, at `at`: here, or, in a split run, in the
+    /// partition at the end of the channel it acts on.
+    #[inline]
+    pub(super) fn post(&mut self, at: Time, ev: Event) {
+        match self.part.as_ref().and_then(|p| p.remote(&ev)) {
+            None => self.events.push(at, ev),
+            Some(q) => self.send_away(q, at, ev),
+        }
+    }
+
+    /// Sends `ev` to partition `q`, with the packet or destinations it names: they leave this
+    /// partition's slab and tables.
+    #[cold]
+    fn send_away(&mut self, q: u16, at: Time, ev: Event) {
+        let msg = match ev {
+            Event::HeadArrive { pkt, .. } => {
+                let moving = *self.slab.get(pkt);
+                self.slab.release(pkt);
+                Msg::Packet { at, ev, pkt: moving }
+            }
+            Event::Isolation { signal: Signal::Allocate, dests, .. } => Msg::Dests { at, ev, dests: self.take_dests(dests) },
+            _ => Msg::Event { at, ev },
+        };
+        let part = self.part.as_mut().expect("only a split run sends away");
+        part.sent_first = part.sent_first.min(at);
+        part.sent_packets += matches!(msg, Msg::Packet { .. }) as u64;
+        part.outbox[q as usize].push(msg);
+    }
+
+    /// A message created here whose destination another partition holds: its completion is
+    /// recorded there.
+    pub(super) fn send_flow(&mut self, src: NodeId, dst: NodeId, class: ClassId, created: Time) {
+        let Some(part) = &mut self.part else { return };
+        let q = part.layout.of_host[dst.idx()];
+        if q == part.me {
+            return;
+        }
+        if let Some(packets) = self.stats.flows.withdraw(src, class, created) {
+            part.outbox[q as usize].push(Msg::Flow { src, dst, class, created, packets });
+        }
+    }
+
+    /// Takes what another partition sent this one, in the order it was sent.
+    pub(crate) fn receive(&mut self, msgs: impl IntoIterator<Item = Msg<M::Header>>) {
+        for m in msgs {
+            match m {
+                Msg::Event { at, ev } => self.events.push(at, ev),
+                Msg::Packet { at, ev: Event::HeadArrive { ch, .. }, pkt } => {
+                    let pkt = self.slab.alloc(pkt);
+                    self.events.push(at, Event::HeadArrive { ch, pkt });
+                }
+                Msg::Dests { at, ev: Event::Isolation { ch, vc, line, signal, .. }, dests } => {
+                    let dests = self.store_dests(dests);
+                    self.events.push(at, Event::Isolation { ch, vc, line, signal, dests });
+                }
+                Msg::Flow { src, dst, class, created, packets } => self.stats.flows.created(src, dst, class, created, packets),
+                Msg::Packet { .. } | Msg::Dests { .. } => unreachable!("packets travel with head arrivals, destinations with line allocations"),
+            }
+        }
+    }
+}
