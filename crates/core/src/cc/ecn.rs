@@ -177,6 +177,7 @@ impl Mechanism for EcnIpd {
     /// Marks are `Packet::marked`; a notification carries nothing else.
     type Header = ();
     const HOOKS: Hooks = Hooks { switch_arrival: true, transmit: true, inject_gate: true, injected: true, deliver: true, control: true, ..Hooks::NONE };
+    const PARTITIONED: bool = true;
     const GATE_ONLY_READS: bool = true;
 
     fn name(&self) -> &'static str {

@@ -28,6 +28,7 @@ impl Registered for Ideal {
 impl Mechanism for Ideal {
     type Header = ();
     const HOOKS: Hooks = Hooks { inject_gate: true, injected: true, ..Hooks::NONE };
+    const PARTITIONED: bool = true;
 
     fn name(&self) -> &'static str {
         "ideal"

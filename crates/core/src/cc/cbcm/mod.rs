@@ -327,6 +327,7 @@ impl Mechanism for Cbcm {
     type Header = CbcmHeader;
     const HOOKS: Hooks =
         Hooks { request: true, transmit: true, message: true, inject_gate: true, injected: true, deliver: true, control: true, timer: true, ..Hooks::NONE };
+    const PARTITIONED: bool = true;
     const TIMES_PACKETS_AT_MTU: bool = true;
 
     fn name(&self) -> &'static str {
