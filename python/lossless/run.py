@@ -38,7 +38,7 @@ def _config_args(config: ConfigLike) -> dict[str, str]:
     raise TypeError(f"config must be a path, TOML text or a dict, not {type(config).__name__}")
 
 
-def _overrides(seed: int | None, overrides: Sequence[str] | Mapping[str, Any] | None) -> list[str]:
+def _overrides(seed: int | None, overrides: Sequence[str] | Mapping[str, Any] | None, threads: int | None = None) -> list[str]:
     out: list[str] = []
     if isinstance(overrides, Mapping):
         out += [f"{k}={_toml_value(v)}" for k, v in overrides.items()]
@@ -50,6 +50,10 @@ def _overrides(seed: int | None, overrides: Sequence[str] | Mapping[str, Any] | 
         if not isinstance(seed, int) or seed < 0:
             raise _lossless.ConfigError(f"`seed`: must be a non-negative integer, got {seed!r}")
         out.append(f"simulation.seed={seed}")
+    if threads is not None:
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
+            raise _lossless.ConfigError(f"`threads`: must be a non-negative integer (0: one per core), got {threads!r}")
+        out.append(f"simulation.threads={threads}")
     return out
 
 
@@ -158,11 +162,13 @@ class Result:
 
 
 @renamed_kwargs(set="overrides")
-def run(config: ConfigLike, *, seed: int | None = None, overrides: Sequence[str] | Mapping[str, Any] | None = None) -> Result:
+def run(config: ConfigLike, *, seed: int | None = None, overrides: Sequence[str] | Mapping[str, Any] | None = None, threads: int | None = None) -> Result:
     """Runs one simulation.
 
     config: path to a TOML scenario, TOML text, or a dict of the same shape.
     seed: overrides ``simulation.seed``.
+    threads: overrides ``simulation.threads``, the threads this run uses (0: one per core);
+    results are identical for every count.
     overrides: as ``["traffic.0.load=0.5"]`` or ``{"traffic.0.load": 0.5}`` (``set=`` before 0.2).
     Raises ``lossless.ConfigError`` (a ``ValueError``) naming the key on bad input,
     ``lossless.DeadlockError`` if the network deadlocks (its ``result`` has the results up to
@@ -170,7 +176,7 @@ def run(config: ConfigLike, *, seed: int | None = None, overrides: Sequence[str]
     """
     import pandas as pd
 
-    summary, series, links, flows = _lossless.run(**_config_args(config), overrides=_overrides(seed, overrides))
+    summary, series, links, flows = _lossless.run(**_config_args(config), overrides=_overrides(seed, overrides, threads))
     result = Result(
         summary=json.loads(summary),
         timeseries=pd.DataFrame(json.loads(series)),

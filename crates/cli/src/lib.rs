@@ -52,6 +52,10 @@ enum Command {
         /// Overrides simulation.seed.
         #[arg(long)]
         seed: Option<u64>,
+        /// Overrides simulation.threads: threads for this run, 0 for one per core (results are
+        /// identical for every count).
+        #[arg(long)]
+        threads: Option<u32>,
         /// Overrides a config key, e.g. --set traffic.0.load=0.6 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
@@ -93,7 +97,11 @@ where
 
 fn dispatch(command: Command) -> i32 {
     match command {
-        Command::Run { config, out, seed, set, quiet } => run(&config, &out, seed, &set, quiet),
+        Command::Run { config, out, seed, threads, set, quiet } => {
+            let mut set = set;
+            set.extend(threads.map(|n| format!("simulation.threads={n}")));
+            run(&config, &out, seed, &set, quiet)
+        }
         Command::Validate { config, set } => {
             match load(&config, None, &set).and_then(|c| lossless_core::check(&c).and_then(|_| lossless_core::memory_estimate(&c)).map(|m| (c, m))) {
                 Ok((cfg, memory)) => {

@@ -92,6 +92,7 @@ pub fn run(cfg: &Config, progress: &mut OnProgress) -> Result<Summary, RunError>
 pub fn check(cfg: &Config) -> ConfigResult<()> {
     crate::with_mechanism!(cfg, m => {
         fits_in_memory(cfg, &m)?;
+        parallel::layout(cfg, &m, parallel::threads(cfg))?;
         Sim::new(cfg, m).map(|_| ())
     })?
 }

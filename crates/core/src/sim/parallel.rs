@@ -16,10 +16,10 @@
 //! statistics are per NIC, switch or source, and the partitions' statistics are sums.
 
 use super::partition::{Layout, Msg, Part};
-use super::{FlowControl, OnProgress, Progress, Sim};
+use super::{OnProgress, Progress, Sim};
 use crate::cc::registry::Registered;
 use crate::cc::Mechanism;
-use crate::config::Config;
+use crate::config::{Config, FlowControlConfig};
 use crate::error::{ConfigError, RunError};
 use crate::ids::{ChannelId, Endpoint};
 use crate::routing::cycles::first_cycle;
@@ -132,11 +132,10 @@ where
     M::Header: Send,
 {
     let wall = std::time::Instant::now();
-    let layout = Arc::new(Layout::new(&Topology::build(&cfg.topology)?, threads, cfg.simulation.partition)?);
+    let layout = Arc::new(layout(cfg, &first, threads)?);
     if layout.parts == 1 {
         return Sim::new(cfg, first)?.run(progress);
     }
-    splittable::<M>(cfg)?;
     let mut sims = Vec::with_capacity(layout.parts);
     let mut mech = Some(first);
     for me in 0..layout.parts {
@@ -144,15 +143,7 @@ where
             Some(m) => m,
             None => crate::cc::registry::build::<M>(cfg)?,
         };
-        let sim = Sim::build(cfg, m, Some(Part::new(me as u16, layout.clone())))?;
-        if let FlowControl::Pfc(_) | FlowControl::Lossy(_) = sim.p.flow {
-            return Err(ConfigError::new(
-                "simulation.threads",
-                "a run on several threads needs credit flow control (flow_control.kind = \"credits\"): set threads = 1",
-            )
-            .into());
-        }
-        sims.push(sim);
+        sims.push(Sim::build(cfg, m, Some(Part::new(me as u16, layout.clone())))?);
     }
     let n = layout.parts;
     let mailboxes = || (0..n * n).map(|_| Mutex::new(Vec::new())).collect();
@@ -180,13 +171,24 @@ where
     }
 }
 
-/// Refuses what a split run does not handle yet, naming the setting.
-fn splittable<M: Mechanism>(cfg: &Config) -> Result<(), ConfigError> {
+/// The division of `cfg`'s network (run with `mech`) over `threads` threads, or why the run
+/// cannot be divided (naming the setting).
+pub(crate) fn layout<M: Mechanism>(cfg: &Config, _mech: &M, threads: usize) -> Result<Layout, ConfigError> {
+    let layout = Layout::new(&Topology::build(&cfg.topology)?, threads, cfg.simulation.partition)?;
+    if layout.parts == 1 {
+        return Ok(layout);
+    }
     let refuse = |key: &str, why: String| Err(ConfigError::new(key, format!("{why}; or set simulation.threads = 1")));
     if !M::PARTITIONED {
         return refuse(
             "simulation.threads",
             format!("`{}` cannot yet run on several threads (its hooks have not been shown to touch only their own NIC's or switch's state)", cfg.cc.mechanism),
+        );
+    }
+    if !matches!(cfg.flow_control, FlowControlConfig::Credits) {
+        return refuse(
+            "flow_control.kind",
+            "a run on several threads needs credit flow control (PFC and lossy links keep state at both ends of a channel)".into(),
         );
     }
     if matches!(Spec::of_data_vcs(&cfg.switch)?, Spec::Voq(v) if v.per_output_buffers) {
@@ -195,7 +197,7 @@ fn splittable<M: Mechanism>(cfg: &Config) -> Result<(), ConfigError> {
             "per-output buffers route a packet one switch ahead, reaching into the next switch's state, which another thread may hold".into(),
         );
     }
-    Ok(())
+    Ok(layout)
 }
 
 /// How a thread's loop ended: every thread ends alike.

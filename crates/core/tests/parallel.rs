@@ -1,0 +1,117 @@
+//! A run split over threads (`simulation.threads`) gives the one-thread results bit for bit:
+//! every shipped example, under each mechanism that runs on several threads, with two threads
+//! (pods together) and three (switches dealt out in turn, so every channel between switches
+//! crosses threads); and what cannot run on several threads is refused by name.
+
+mod common;
+use common::*;
+use lossless_core::{Config, Summary};
+use std::path::{Path, PathBuf};
+
+/// Every example scenario (sweep files excluded), relative to examples/.
+fn examples() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
+            let p = e.path();
+            if p.is_dir() && p.file_name().unwrap() != "sweeps" {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "toml") {
+                out.push(p);
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut out = Vec::new();
+    walk(&root, &mut out);
+    out.sort();
+    out.into_iter().map(|p| p.strip_prefix(&root).unwrap().to_path_buf()).collect()
+}
+
+/// `cfg` run through the engine the CLI and Python use, on `threads` threads divided `how`.
+fn run_on(cfg: &Config, threads: u32, how: &str) -> Result<Summary, String> {
+    let mut cfg = cfg.clone();
+    cfg.simulation.threads = threads;
+    cfg.simulation.partition = toml::Value::String(how.into()).try_into().unwrap();
+    lossless_core::check(&cfg).map_err(|e| e.to_string())?;
+    lossless_core::run(&cfg, &mut |_| std::ops::ControlFlow::Continue(())).map_err(|e| e.to_string())
+}
+
+/// Compared as text: an empty bin's mean latency is NaN, which equals nothing.
+fn assert_same(what: &str, a: &Summary, b: &Summary) {
+    assert_eq!(a.deterministic_json(), b.deterministic_json(), "{what}: summaries differ");
+    assert_eq!(format!("{:?}", a.series), format!("{:?}", b.series), "{what}: time series differ");
+    assert_eq!(format!("{:?}", a.links), format!("{:?}", b.links), "{what}: link tables differ");
+    assert_eq!(format!("{:?}", a.flows), format!("{:?}", b.flows), "{what}: flow rows differ");
+}
+
+/// Runs `cfg` on 1, 2 (linear) and 3 (round-robin) threads: identical results, or, for a run
+/// that cannot be split, the same refusal naming a key from both divisions. True if it ran.
+fn same_on_every_division(what: &str, cfg: &Config) -> bool {
+    let one = run_on(cfg, 1, "linear").unwrap_or_else(|e| panic!("{what}: {e}"));
+    match (run_on(cfg, 2, "linear"), run_on(cfg, 3, "round_robin")) {
+        (Ok(two), Ok(three)) => {
+            assert_same(&format!("{what}, 2 threads"), &one, &two);
+            assert_same(&format!("{what}, 3 threads dealt in turn"), &one, &three);
+            true
+        }
+        (Err(a), Err(b)) => {
+            assert_eq!(a, b, "{what}: refused differently by the two divisions");
+            assert!(a.contains("or set simulation.threads = 1"), "{what}: a refusal says what to do: {a}");
+            false
+        }
+        (a, b) => panic!("{what}: one division ran and the other did not: {:?} / {:?}", a.err(), b.err()),
+    }
+}
+
+/// Shortened so the set runs in seconds: identity does not need a long window, and every
+/// example still sends from its first microseconds.
+const SHORT: [&str; 2] = ["simulation.warmup_ns=10000", "simulation.measure_ns=40000"];
+
+#[test]
+fn every_example_runs_bit_for_bit_on_several_threads_or_is_refused_by_name() {
+    let mut split = 0;
+    for path in examples() {
+        let what = path.display().to_string();
+        let cfg = config_with(&std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(&path)).unwrap(), &SHORT);
+        // The deadlock example is the next test's.
+        if cfg.routing.allow_deadlock {
+            continue;
+        }
+        split += same_on_every_division(&what, &cfg) as usize;
+    }
+    assert!(split >= 10, "only {split} examples ran on several threads");
+}
+
+#[test]
+fn each_splittable_mechanism_runs_bit_for_bit_on_its_papers_examples() {
+    let cases = [
+        ("srp/hotspot40_background.toml", "ecn"),
+        ("fattree256_uniform.toml", "ecn"),
+        ("cbcm/fb16_hotspot.toml", "cbcm"),
+        ("cbcm/fb16_hotspot.toml", "ideal"),
+        ("dragonfly/df1056_ugal.toml", "cbcm"),
+    ];
+    for (path, mechanism) in cases {
+        let text = toml::to_string(&running(&example(path), mechanism)).unwrap();
+        assert!(same_on_every_division(&format!("{path} with {mechanism}"), &config_with(&text, &SHORT)), "{path} with {mechanism} was refused");
+    }
+}
+
+#[test]
+fn a_deadlock_is_found_and_reported_alike_on_several_threads() {
+    let cfg = example_with("deadlock/ring4_clockwise.toml", &[]);
+    let one = run_on(&cfg, 1, "linear").unwrap();
+    assert!(one.deadlock.is_some(), "the example deadlocks");
+    for (threads, how) in [(2, "linear"), (4, "round_robin")] {
+        assert_same(&format!("{threads} threads"), &one, &run_on(&cfg, threads, how).unwrap());
+    }
+}
+
+#[test]
+fn what_cannot_be_split_is_refused_naming_the_setting() {
+    let base = example("fattree256_uniform.toml");
+    let refused = |overrides: &[&str]| run_on(&config_with(&base, overrides), 2, "linear").expect_err("refused");
+    assert!(refused(&["cc.mechanism=\"srp\""]).contains("`simulation.threads`: `srp` cannot yet run on several threads"));
+    assert!(refused(&["flow_control={kind=\"pfc\"}"]).contains("`flow_control.kind`"));
+    assert!(refused(&["switch.voq.per_output_buffers=true"]).contains("`switch.voq.per_output_buffers`"));
+}
