@@ -125,6 +125,20 @@ def test_same_seed_same_result_different_seed_different(default_example):
     assert a["classes"] != c["classes"]
 
 
+def test_threads_give_the_same_result_and_bad_counts_are_refused(default_example):
+    one = lossless.run(default_example, overrides=SHORT)
+    two = lossless.run(default_example, overrides=SHORT, threads=2)
+    for r in (one, two):
+        r.summary.pop("wall_s")
+    assert one.summary == two.summary
+    pd.testing.assert_frame_equal(one.links, two.links)
+    for bad in (-1, 1.5, True, "2"):
+        with pytest.raises(lossless.ConfigError, match="`threads`"):
+            lossless.run(default_example, overrides=SHORT, threads=bad)
+    with pytest.raises(lossless.ConfigError, match="simulation.threads"):
+        lossless.run(default_example, overrides=[*SHORT, 'cc.mechanism="srp"'], threads=2)
+
+
 @pytest.mark.parametrize(
     "overrides, key",
     [

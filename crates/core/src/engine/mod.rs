@@ -163,6 +163,7 @@ impl EventQueue {
     }
 
     /// The time of the next event, if any is pending.
+    #[inline]
     pub fn next_time(&mut self) -> Option<Time> {
         while self.current.is_empty() {
             if self.len == 0 || !self.advance() {
