@@ -12,6 +12,38 @@ use crate::routing::Leg;
 use crate::time::Time;
 use std::collections::VecDeque;
 
+/// The entity a hook runs at, for its random stream (`Ctx::rng`).
+#[derive(Clone, Copy, Debug)]
+pub enum RngAt {
+    Switch(SwitchId),
+    Nic(NodeId),
+    /// A timer: no entity, no stream.
+    Timer,
+}
+
+/// Mechanisms' random streams, one per NIC and switch that draws, made on first use from the
+/// run's seed and the entity.
+pub struct Streams {
+    seed: u64,
+    made: rustc_hash::FxHashMap<u64, Stream>,
+}
+
+impl Streams {
+    pub fn new(seed: u64) -> Streams {
+        Streams { seed, made: Default::default() }
+    }
+
+    fn of(&mut self, at: RngAt) -> &mut Stream {
+        let id = match at {
+            RngAt::Switch(s) => s.0 as u64,
+            RngAt::Nic(n) => 1 << 32 | n.0 as u64,
+            RngAt::Timer => panic!("a timer runs at no NIC or switch and has no random stream: draw in the hook that sets it"),
+        };
+        let seed = self.seed;
+        self.made.entry(id).or_insert_with(|| crate::rng::stream(seed, crate::rng::Family::Mechanism, id))
+    }
+}
+
 /// An action on another entity, carried out after the current event.
 #[derive(Clone, Copy, Debug)]
 pub enum Deferred<H> {
@@ -31,7 +63,9 @@ pub struct Ctx<'a, H> {
     /// Per-NIC queues of control packets waiting for injection (they go before data).
     pub(crate) control_queues: &'a mut [VecDeque<PacketId>],
     pub(crate) control_bytes: u32,
-    pub(crate) rng: &'a mut Stream,
+    /// The random streams of the NICs and switches hooks run at, and where this one runs.
+    pub(crate) rngs: &'a mut Streams,
+    pub(crate) at: RngAt,
     pub(crate) control_sent: &'a mut u64,
     pub(crate) deferred: &'a mut Vec<Deferred<H>>,
     pub(crate) copies: &'a mut crate::nic::Copies,
@@ -49,9 +83,11 @@ impl<H> Ctx<'_, H> {
         *self.control_sent as usize + self.deferred.len() + self.events.len()
     }
 
-    /// The mechanism's own random stream.
+    /// The random stream of the NIC or switch the hook runs at: the mechanism's, and that
+    /// entity's own, so that its draws do not depend on other entities' events (a run split over
+    /// threads draws the same). Timers run at no entity and have none.
     pub fn rng(&mut self) -> &mut Stream {
-        self.rng
+        self.rngs.of(self.at)
     }
 
     fn control_packet(&mut self, from: NodeId, to: NodeId, vc: Vc, kind: u8, hdr: H) -> PacketId {

@@ -16,7 +16,7 @@ pub mod registry;
 mod throttle;
 
 pub use audit::Hook;
-pub use ctx::{Ctx, Deferred};
+pub use ctx::{Ctx, Deferred, RngAt, Streams};
 pub use registry::{Registered, Settings};
 
 /// Declares the registered mechanisms' modules (`cc/NAME.rs` or `cc/NAME/`) and re-exports

@@ -15,16 +15,18 @@
 //! interrupted packet's tail is not delayed by those few nanoseconds (an approximation of at most
 //! one control serialization per interleaved packet).
 
-/// A [`Ctx`] over the simulation's fields, leaving `self.mech` free to be borrowed beside it.
+/// A [`Ctx`] over the simulation's fields for a hook at entity `at` (`RngAt`), leaving
+/// `self.mech` free to be borrowed beside it.
 macro_rules! mech_ctx {
-    ($s:ident) => {
+    ($s:ident, $at:expr) => {
         Ctx {
             now: $s.now,
             events: &mut $s.events,
             slab: &mut $s.slab,
             control_queues: &mut $s.control,
             control_bytes: $s.p.control_bytes,
-            rng: &mut $s.mech_rng,
+            rngs: &mut $s.mech_rngs,
+            at: $at,
             control_sent: &mut $s.stats.counters.control_sent,
             deferred: &mut $s.deferred,
             copies: &mut $s.copies,
@@ -44,14 +46,14 @@ mod pfc;
 mod prefetch;
 mod switch_ops;
 
-use crate::cc::{Ctx, Deferred, Mechanism, VcClass};
+use crate::cc::{Ctx, Deferred, Mechanism, RngAt, VcClass};
 use crate::config::{Arbitration, Config, NicArbitration, SendQueueScope};
 use crate::engine::{Event, EventQueue};
 use crate::error::{ConfigError, ConfigResult, RunError};
 use crate::ids::{ClassId, Endpoint, NodeId, PortId, Vc};
 use crate::nic::{ControlQueues, Copies, Nic, SendQueues};
 use crate::packet::Slab;
-use crate::rng::{stream, Family, Stream};
+use crate::rng::{stream, Family};
 use crate::routing::Routing;
 use crate::stats::{Flows, Stats, Summary, SummaryContext, ZeroLoad};
 use crate::switch::queues::Spec;
@@ -277,7 +279,7 @@ pub struct Sim<M: Mechanism> {
     pub(crate) qps: SendQueues<M::Header>,
     pub(crate) traffic: Traffic,
     pub(crate) stats: Stats,
-    pub(crate) mech_rng: Stream,
+    pub(crate) mech_rngs: crate::cc::Streams,
     /// Actions hooks asked for, carried out after the current event.
     pub(crate) deferred: Vec<Deferred<M::Header>>,
     /// Data packets that may be delivered twice.
@@ -498,7 +500,7 @@ impl<M: Mechanism> Sim<M> {
             qps: SendQueues::default(),
             traffic,
             stats,
-            mech_rng: stream(seed, Family::Mechanism, 0),
+            mech_rngs: crate::cc::Streams::new(seed),
             deferred: Vec::new(),
             copies: Copies::default(),
             scratch: Vec::new(),
@@ -674,7 +676,7 @@ impl<M: Mechanism> Sim<M> {
             }
             Event::Arrival { source } => self.arrival(source as usize),
             Event::Timer { token } => {
-                let mut ctx = mech_ctx!(self);
+                let mut ctx = mech_ctx!(self, RngAt::Timer);
                 self.mech.on_timer(&mut ctx, token);
             }
         }

@@ -2,7 +2,7 @@
 //! (control packets first), and delivery at the destination.
 
 use super::Sim;
-use crate::cc::{Ctx, Gate, Mechanism, QueueView, VcClass};
+use crate::cc::{Ctx, Gate, Mechanism, QueueView, RngAt, VcClass};
 use crate::engine::Event;
 use crate::ids::{ChannelId, Endpoint, NodeId, PacketId, PortId, QpId};
 use crate::nic::{InRing, Message};
@@ -66,7 +66,7 @@ impl<M: Mechanism> Sim<M> {
         }
         if M::HOOKS.message {
             let view = self.view(qp);
-            let mut ctx = mech_ctx!(self);
+            let mut ctx = mech_ctx!(self, RngAt::Nic(node));
             self.mech.on_message(&mut ctx, view, packets);
         }
     }
@@ -181,7 +181,7 @@ impl<M: Mechanism> Sim<M> {
                 Gate::At(paced)
             } else if M::HOOKS.inject_gate {
                 let view = self.view(qp);
-                let mut ctx = mech_ctx!(self);
+                let mut ctx = mech_ctx!(self, RngAt::Nic(node));
                 let gate = self.mech.inject_gate(&mut ctx, view);
                 // A control packet the gate queued (e.g. SRP's reservation) goes first, ahead of
                 // the data packet it announces; the data packet waits for the link.
@@ -383,7 +383,7 @@ impl<M: Mechanism> Sim<M> {
         }
         if M::HOOKS.injected {
             let view = self.view(qp);
-            let mut ctx = mech_ctx!(self);
+            let mut ctx = mech_ctx!(self, RngAt::Nic(node));
             self.mech.on_injected(&mut ctx, view, &mut pkt);
         }
         let bytes = pkt.bytes;
@@ -404,7 +404,7 @@ impl<M: Mechanism> Sim<M> {
     /// Send queue `qp` of `node` is empty: recycles it if its mechanism lets it go.
     fn release(&mut self, node: NodeId, qp: QpId) {
         let view = self.view(qp);
-        let mut ctx = mech_ctx!(self);
+        let mut ctx = mech_ctx!(self, RngAt::Nic(node));
         if self.mech.release_queue(&mut ctx, view) {
             if !self.p.queue_per_flow {
                 self.nics[node.idx()].qp_of.remove(&view.dst);
@@ -473,14 +473,14 @@ impl<M: Mechanism> Sim<M> {
                     self.stats.counters.duplicates += 1;
                 }
                 if M::HOOKS.deliver {
-                    let mut ctx = mech_ctx!(self);
+                    let mut ctx = mech_ctx!(self, RngAt::Nic(node));
                     self.mech.on_deliver(&mut ctx, node, &p);
                 }
             }
             PacketKind::Control(_) => {
                 self.stats.counters.control_delivered += 1;
                 if M::HOOKS.control {
-                    let mut ctx = mech_ctx!(self);
+                    let mut ctx = mech_ctx!(self, RngAt::Nic(node));
                     self.mech.on_control(&mut ctx, node, &p);
                 }
             }

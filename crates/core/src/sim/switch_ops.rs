@@ -7,7 +7,7 @@
 //! the thesis (Paper II) observe. The link takes the VCs of a class in turn too.
 
 use super::{FlowControl, Sim};
-use crate::cc::{Beyond, Ctx, Held, Mechanism, OutputView, Request, VcClass, Verdict};
+use crate::cc::{Beyond, Ctx, Held, Mechanism, OutputView, Request, RngAt, VcClass, Verdict};
 use crate::engine::Event;
 use crate::ids::{ChannelId, Endpoint, PacketId, PortId, SwitchId, Vc};
 use crate::packet::{Packet, PacketKind};
@@ -37,7 +37,7 @@ impl<M: Mechanism> Sim<M> {
             let ivc = &sw.inputs[port.idx()][copy.vc as usize];
             let held =
                 Held { buffer: ivc.held(ivc.pool(copy.out_port, copy.dst)), voq: sw.outputs[copy.out_port.idx()].voq_bytes[copy.vc as usize][port.idx()] };
-            let mut ctx = mech_ctx!(self);
+            let mut ctx = mech_ctx!(self, RngAt::Switch(s));
             self.mech.on_switch_arrival(&mut ctx, s, port, &mut copy, held);
             *self.slab.get_mut(pkt) = copy;
         }
@@ -174,7 +174,7 @@ impl<M: Mechanism> Sim<M> {
         if M::HOOKS.request {
             let p = self.slab.get(pkt);
             let req = Request { input: port, out: p.out_port, vc: p.vc, dst: p.dst };
-            let mut ctx = mech_ctx!(self);
+            let mut ctx = mech_ctx!(self, RngAt::Switch(s));
             self.mech.on_request(&mut ctx, s, req, on);
         }
     }
@@ -184,7 +184,7 @@ impl<M: Mechanism> Sim<M> {
     fn judge_head(&mut self, s: SwitchId, port: PortId, pkt: PacketId) -> bool {
         let copy = *self.slab.get(pkt);
         let beyond = self.beyond(s, &copy);
-        let mut ctx = mech_ctx!(self);
+        let mut ctx = mech_ctx!(self, RngAt::Switch(s));
         match self.mech.at_queue_head(&mut ctx, s, port, &copy, beyond) {
             Verdict::Keep => true,
             Verdict::Recheck(at) => {
@@ -578,7 +578,7 @@ impl<M: Mechanism> Sim<M> {
         }
         if M::HOOKS.transmit {
             let mut copy = *self.slab.get(pkt);
-            let mut ctx = mech_ctx!(self);
+            let mut ctx = mech_ctx!(self, RngAt::Switch(s));
             self.mech.on_transmit(&mut ctx, s, port, &mut copy, view);
             *self.slab.get_mut(pkt) = copy;
         }
@@ -613,7 +613,7 @@ impl<M: Mechanism> Sim<M> {
                 contents.push((p.uid, p.out_port));
             }
         });
-        let mut ctx = mech_ctx!(self);
+        let mut ctx = mech_ctx!(self, RngAt::Switch(s));
         self.mech.on_input_full(&mut ctx, s, port, vc, &contents);
         self.scratch = contents;
     }

@@ -212,6 +212,7 @@ impl IbCc {
 impl Mechanism for IbCc {
     type Header = IbCcHeader;
     const HOOKS: Hooks = Hooks { transmit: true, voq_detail: true, inject_gate: true, injected: true, deliver: true, control: true, ..Hooks::NONE };
+    const PARTITIONED: bool = true;
     const GATE_ONLY_READS: bool = true;
 
     fn name(&self) -> &'static str {
@@ -371,7 +372,7 @@ mod tests {
         use crate::time::Rate;
         let mut m = ibcc(&format!("marking_rate = 0\nccti_timer_ns = 150000.0\ncct = {cct}"));
         let (mut events, mut slab, mut control) = (EventQueue::default(), Slab::default(), vec![std::collections::VecDeque::new(); 2]);
-        let (mut rng, mut sent, mut deferred, mut copies) = (crate::rng::stream(1, crate::rng::Family::Mechanism, 0), 0, Vec::new(), Copies::default());
+        let (mut rngs, mut sent, mut deferred, mut copies) = (crate::cc::Streams::new(1), 0, Vec::new(), Copies::default());
         let rate = Rate::from_gbps(13.5);
         let q = QueueView { qp: QpId(0), src: NodeId(0), dst: NodeId(1), retransmission: false, head_message_packets: 2, head_message_left: 2, head_class: 0, link_rate: rate };
         let mut pkt = Packet {
@@ -403,7 +404,8 @@ mod tests {
                 slab: &mut slab,
                 control_queues: &mut control,
                 control_bytes: 64,
-                rng: &mut rng,
+                rngs: &mut rngs,
+                at: crate::cc::RngAt::Nic(NodeId(0)),
                 control_sent: &mut sent,
                 deferred: &mut deferred,
                 copies: &mut copies,
