@@ -67,11 +67,14 @@ impl<H> Packet<H> {
 pub struct Slab<H> {
     packets: Vec<Packet<H>>,
     free: Vec<PacketId>,
+    /// Per slot: how many packets it has held (wrapping), so a late event about a packet can
+    /// tell it from a later one in the same slot.
+    generations: Vec<u16>,
 }
 
 impl<H> Default for Slab<H> {
     fn default() -> Self {
-        Slab { packets: Vec::new(), free: Vec::new() }
+        Slab { packets: Vec::new(), free: Vec::new(), generations: Vec::new() }
     }
 }
 
@@ -80,13 +83,20 @@ impl<H> Slab<H> {
         match self.free.pop() {
             Some(id) => {
                 self.packets[id.idx()] = p;
+                self.generations[id.idx()] = self.generations[id.idx()].wrapping_add(1);
                 id
             }
             None => {
                 self.packets.push(p);
+                self.generations.push(0);
                 PacketId::new(self.packets.len() - 1)
             }
         }
+    }
+
+    /// The generation of slot `id`: it changes each time the slot takes a new packet.
+    pub fn generation(&self, id: PacketId) -> u16 {
+        self.generations[id.idx()]
     }
 
     pub fn release(&mut self, id: PacketId) {

@@ -92,11 +92,25 @@ fn each_splittable_mechanism_runs_bit_for_bit_on_its_papers_examples() {
         ("cbcm/fb16_hotspot.toml", "ideal"),
         ("dragonfly/df1056_ugal.toml", "cbcm"),
         ("ibcc/testbed_scenario1.toml", "ibcc"),
+        ("srp/hotspot40_background.toml", "srp"),
+        ("srp/fig1_baseline.toml", "srp"),
         ("isolation/fattree64_ecocc.toml", "ibcc"),
     ];
     for (path, mechanism) in cases {
         let text = toml::to_string(&running(&example(path), mechanism)).unwrap();
         assert!(same_on_every_division(&format!("{path} with {mechanism}"), &config_with(&text, &SHORT)), "{path} with {mechanism} was refused");
+    }
+}
+
+#[test]
+fn srp_runs_bit_for_bit_on_several_threads_with_drops_early_drops_and_resent_copies() {
+    // Speculative packets dropped at switches (NACKs from there, retransmissions), copies
+    // resent in order while their originals may still arrive (the table of packets that may
+    // arrive twice lives where they are delivered), early drops judged at queue heads.
+    for extra in [&["traffic.0.load=0.8"][..], &["traffic.0.load=0.8", "cc.srp.in_order=true"], &["traffic.0.load=0.8", "cc.srp.early_drop=\"output_full\""]] {
+        let text = toml::to_string(&running(&example("fattree256_uniform.toml"), "srp")).unwrap();
+        let cfg = config_with(&text, &[&SHORT[..], extra].concat());
+        assert!(same_on_every_division(&format!("SRP with {extra:?}"), &cfg));
     }
 }
 
@@ -114,7 +128,8 @@ fn a_deadlock_is_found_and_reported_alike_on_several_threads() {
 fn what_cannot_be_split_is_refused_naming_the_setting() {
     let base = example("fattree256_uniform.toml");
     let refused = |overrides: &[&str]| run_on(&config_with(&base, overrides), 2, "linear").expect_err("refused");
-    assert!(refused(&["cc.mechanism=\"srp\""]).contains("`simulation.threads`: `srp` cannot yet run on several threads"));
+    assert!(refused(&["cc.mechanism=\"tcp\""]).contains("`simulation.threads`: `tcp` cannot yet run on several threads"));
     assert!(refused(&["flow_control={kind=\"pfc\"}"]).contains("`flow_control.kind`"));
     assert!(refused(&["switch.voq.per_output_buffers=true"]).contains("`switch.voq.per_output_buffers`"));
+    assert!(refused(&["routing.algorithm=\"ecmp\""]).contains("`routing.algorithm`"));
 }

@@ -426,7 +426,7 @@ impl Mechanism for ResendFirst {
         if self.first.is_some_and(|(_, _, first)| first.uid == pkt.uid) {
             self.injected_again_at.get_or_insert(ctx.now());
         } else if self.first.is_none() {
-            ctx.track_copies(pkt.uid);
+            ctx.track_copies(pkt);
             self.first = Some((q.src, q.qp, *pkt));
             ctx.set_timer(ctx.now() + 20_000_000, 0);
         }

@@ -135,19 +135,19 @@ impl<H> Ctx<'_, H> {
     /// creation time, so its latency counts from then). The queue must not have been released.
     /// If the original may still arrive, track it first (`track_copies`).
     pub fn retransmit(&mut self, node: NodeId, qp: QpId, pkt: Packet<H>) {
-        self.copies.resent(pkt.uid);
+        self.copies.resent(pkt.uid, pkt.dst);
         self.deferred.push(Deferred::Retransmit { node, qp, pkt });
     }
 
-    /// The data packet `uid`, just injected, may be resent while it can still arrive: the
+    /// Data packet `pkt`, just injected, may be resent while it can still arrive: the
     /// receiver remembers its arrival so that a second one counts as a duplicate.
-    pub fn track_copies(&mut self, uid: u64) {
-        self.copies.track(uid);
+    pub fn track_copies(&mut self, pkt: &Packet<H>) {
+        self.copies.track(pkt.uid, pkt.dst);
     }
 
-    /// The sender learnt the outcome of tracked packet `uid` (its ACK or NACK).
-    pub fn settle(&mut self, uid: u64) {
-        self.copies.settle(uid);
+    /// The sender learnt the outcome of tracked packet `pkt` (its ACK or NACK).
+    pub fn settle(&mut self, pkt: &Packet<H>) {
+        self.copies.settle(pkt.uid, pkt.dst);
     }
 
     /// Send queue `qp` of `node`, which `Mechanism::release_queue` kept when it emptied (e.g.

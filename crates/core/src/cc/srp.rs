@@ -154,7 +154,7 @@ pub struct Srp {
     c: Counters,
 }
 
-#[derive(Default)]
+#[derive(Default, Clone, Copy)]
 struct Counters {
     reservations: u64,
     grants: u64,
@@ -208,6 +208,38 @@ struct Chunk {
     to_resend: u32,
     /// The in-order mode's resend at t_s is done.
     resent_at_start: bool,
+}
+
+impl Counters {
+    fn table(&self) -> Vec<(&'static str, u64)> {
+        let c = self;
+        vec![
+            ("reservations", c.reservations),
+            ("grants", c.grants),
+            ("speculative_injected", c.speculative_injected),
+            ("speculative_delivered", c.speculative_delivered),
+            ("speculative_dropped", c.speculative_dropped),
+            ("nacks", c.nacks),
+            ("bypassed", c.bypassed),
+            ("resent_early", c.resent_early),
+            ("speculative_dropped_channel_bytes", c.dropped_channel_bytes),
+            ("reservation_rtt_ns_mean", c.reservation_rtt_ps.checked_div(c.grants).unwrap_or(0) / 1_000),
+        ]
+    }
+
+    fn absorb(&mut self, o: &Counters) {
+        let Counters { reservations, grants, speculative_injected, speculative_delivered, speculative_dropped, nacks, bypassed, resent_early, reservation_rtt_ps, dropped_channel_bytes } = *o;
+        self.reservations += reservations;
+        self.grants += grants;
+        self.speculative_injected += speculative_injected;
+        self.speculative_delivered += speculative_delivered;
+        self.speculative_dropped += speculative_dropped;
+        self.nacks += nacks;
+        self.bypassed += bypassed;
+        self.resent_early += resent_early;
+        self.reservation_rtt_ps += reservation_rtt_ps;
+        self.dropped_channel_bytes += dropped_channel_bytes;
+    }
 }
 
 impl Registered for Srp {
@@ -300,6 +332,7 @@ fn is_speculative(pkt: &Packet<SrpHeader>) -> bool {
 impl Mechanism for Srp {
     type Header = SrpHeader;
     const HOOKS: Hooks = Hooks { switch_arrival: true, queue_head: true, inject_gate: true, injected: true, deliver: true, control: true, message: true, ..Hooks::NONE };
+    const PARTITIONED: bool = true;
     const STATE_PER_DESTINATION_QUEUE: bool = true;
     const TIMES_PACKETS_AT_MTU: bool = true;
 
@@ -415,7 +448,7 @@ impl Mechanism for Srp {
                 pkt.hdr = SrpHeader::Speculative { seq, channels: 0 };
                 q.retained.push((seq, *pkt, false));
                 if resends {
-                    ctx.track_copies(pkt.uid);
+                    ctx.track_copies(pkt);
                 }
                 let c = q.chunk.as_mut().expect("gated by a reservation");
                 c.sent += 1;
@@ -480,7 +513,7 @@ impl Mechanism for Srp {
                 let q = self.queue(qp);
                 if let Some(i) = q.retained.iter().position(|(s, _, _)| *s == seq) {
                     let (_, original, _) = q.retained.swap_remove(i);
-                    ctx.settle(original.uid);
+                    ctx.settle(&original);
                     if let Some(c) = q.chunk.as_mut() {
                         c.unanswered -= 1;
                     }
@@ -491,7 +524,7 @@ impl Mechanism for Srp {
                 let q = self.queue(qp);
                 if let Some(i) = q.retained.iter().position(|(s, _, _)| *s == seq) {
                     let (_, mut copy, resent) = q.retained.swap_remove(i);
-                    ctx.settle(copy.uid);
+                    ctx.settle(&copy);
                     let c = q.chunk.as_mut().expect("an unanswered packet keeps its reservation open");
                     c.unanswered -= 1;
                     c.speculation_over = true;
@@ -508,18 +541,15 @@ impl Mechanism for Srp {
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
-        let c = &self.c;
-        vec![
-            ("reservations", c.reservations),
-            ("grants", c.grants),
-            ("speculative_injected", c.speculative_injected),
-            ("speculative_delivered", c.speculative_delivered),
-            ("speculative_dropped", c.speculative_dropped),
-            ("nacks", c.nacks),
-            ("bypassed", c.bypassed),
-            ("resent_early", c.resent_early),
-            ("speculative_dropped_channel_bytes", c.dropped_channel_bytes),
-            ("reservation_rtt_ns_mean", c.reservation_rtt_ps.checked_div(c.grants).unwrap_or(0) / 1_000),
-        ]
+        self.c.table()
+    }
+
+    /// The sums of the threads' counters, the mean round trip over all their grants.
+    fn merged_counters(parts: &[&Self]) -> Vec<(&'static str, u64)> {
+        let mut all = Counters::default();
+        for p in parts {
+            all.absorb(&p.c);
+        }
+        all.table()
     }
 }

@@ -238,7 +238,7 @@ impl Tcp {
             let mut sample = None;
             for _ in s.una..next {
                 let (pkt, resent) = s.unacked.pop_front().expect("acknowledged segments were sent");
-                ctx.settle(pkt.uid);
+                ctx.settle(&pkt);
                 sample = (!resent).then_some(pkt.injected);
             }
             if let Some(sent) = sample {
@@ -350,7 +350,7 @@ impl Mechanism for Tcp {
             pkt.hdr = TcpHeader::Segment { conn: s.conn, seq: s.high };
             s.high += 1;
             s.nxt = s.high;
-            ctx.track_copies(pkt.uid);
+            ctx.track_copies(pkt);
             s.unacked.push_back((*pkt, false));
         }
         if s.deadline.is_none() {

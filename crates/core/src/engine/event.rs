@@ -37,9 +37,10 @@ pub enum Event {
     /// packet of it is leaving across the crossbar (`sim::switch_ops::tail_in`).
     TailIn { sw: SwitchId, port: PortId, vc: Vc },
     /// A mechanism asked (`Verdict::Recheck`) to judge `pkt` again if it is still waiting at
-    /// the head of its queue in input `port` of switch `sw`. The slot may have been reused by
-    /// then; `sim::switch_ops::head_check` asks about whatever packet is at that head.
-    HeadCheck { sw: SwitchId, port: PortId, pkt: PacketId },
+    /// the head of its queue in input `port` of switch `sw`. `generation` is its slab slot's
+    /// (`Slab::generation`): if the packet has gone and the slot holds another since, the check
+    /// is stale and does nothing (the other packet has checks of its own).
+    HeadCheck { sw: SwitchId, port: PortId, pkt: PacketId, generation: u16 },
     /// The tail of `pkt` reaches its destination NIC over channel `ch`.
     Deliver { ch: ChannelId, pkt: PacketId },
     /// A NIC should retry injection (a rate limiter expired, or a control packet was queued).

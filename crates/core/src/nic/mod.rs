@@ -146,6 +146,28 @@ impl<H> SendQueues<H> {
 #[derive(Default)]
 pub struct Copies {
     entries: FxHashMap<u64, CopyState>,
+    /// In a run split over threads (`sim::parallel`): what changes the entries of packets whose
+    /// destination another thread holds, sent there between windows. A packet's entry lives
+    /// where it is delivered; a change made elsewhere arrives before any copy it counts can
+    /// (each crosses a channel between the threads first).
+    pub(crate) away: Option<Away>,
+}
+
+/// `Copies`' changes for other partitions.
+pub(crate) struct Away {
+    pub me: u16,
+    pub of_host: std::sync::Arc<[u16]>,
+    /// (partition, change, packet identity), in the order made.
+    pub out: Vec<(u16, CopyChange, u64)>,
+}
+
+/// A change to a packet's entry in `Copies`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum CopyChange {
+    Track,
+    Resent,
+    Dropped,
+    Settle,
 }
 
 #[derive(Clone, Copy)]
@@ -156,14 +178,65 @@ struct CopyState {
 }
 
 impl Copies {
-    pub fn track(&mut self, uid: u64) {
-        self.entries.insert(uid, CopyState { in_flight: 1, delivered: false, settled: false });
+    /// `away` in a run split over threads.
+    pub(crate) fn new(away: Option<Away>) -> Copies {
+        Copies { entries: FxHashMap::default(), away }
+    }
+
+    /// Data packet `uid` for `dst`, just injected, may be resent while it can still arrive.
+    pub fn track(&mut self, uid: u64, dst: NodeId) {
+        self.change(CopyChange::Track, uid, dst);
     }
 
     /// A copy of `uid` was resent.
-    pub fn resent(&mut self, uid: u64) {
-        if let Some(e) = self.entries.get_mut(&uid) {
-            e.in_flight += 1;
+    pub fn resent(&mut self, uid: u64, dst: NodeId) {
+        self.change(CopyChange::Resent, uid, dst);
+    }
+
+    /// A copy of `uid` was dropped on its way.
+    pub fn dropped(&mut self, uid: u64, dst: NodeId) {
+        self.change(CopyChange::Dropped, uid, dst);
+    }
+
+    /// The sender learnt `uid`'s outcome.
+    pub fn settle(&mut self, uid: u64, dst: NodeId) {
+        self.change(CopyChange::Settle, uid, dst);
+    }
+
+    fn change(&mut self, change: CopyChange, uid: u64, dst: NodeId) {
+        if let Some(a) = &mut self.away {
+            let q = a.of_host[dst.idx()];
+            if q != a.me {
+                a.out.push((q, change, uid));
+                return;
+            }
+        }
+        self.apply(change, uid);
+    }
+
+    /// Applies `change` to `uid`'s entry, held here.
+    pub(crate) fn apply(&mut self, change: CopyChange, uid: u64) {
+        match change {
+            CopyChange::Track => {
+                self.entries.insert(uid, CopyState { in_flight: 1, delivered: false, settled: false });
+            }
+            CopyChange::Resent => {
+                if let Some(e) = self.entries.get_mut(&uid) {
+                    e.in_flight += 1;
+                }
+            }
+            CopyChange::Dropped => {
+                if let Some(e) = self.entries.get_mut(&uid) {
+                    e.in_flight -= 1;
+                    self.forget_if_done(uid);
+                }
+            }
+            CopyChange::Settle => {
+                if let Some(e) = self.entries.get_mut(&uid) {
+                    e.settled = true;
+                    self.forget_if_done(uid);
+                }
+            }
         }
     }
 
@@ -179,20 +252,6 @@ impl Copies {
         e.in_flight -= 1;
         self.forget_if_done(uid);
         first
-    }
-
-    pub fn dropped(&mut self, uid: u64) {
-        if let Some(e) = self.entries.get_mut(&uid) {
-            e.in_flight -= 1;
-            self.forget_if_done(uid);
-        }
-    }
-
-    pub fn settle(&mut self, uid: u64) {
-        if let Some(e) = self.entries.get_mut(&uid) {
-            e.settled = true;
-            self.forget_if_done(uid);
-        }
     }
 
     fn forget_if_done(&mut self, uid: u64) {

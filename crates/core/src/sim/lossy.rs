@@ -52,7 +52,7 @@ impl<M: Mechanism> Sim<M> {
         match p.kind {
             PacketKind::Data => {
                 self.stats.counters.dropped += 1;
-                self.copies.dropped(p.uid);
+                self.copies.dropped(p.uid, p.dst);
             }
             PacketKind::Control(_) => self.stats.counters.control_dropped += 1,
         }

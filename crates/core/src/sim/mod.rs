@@ -502,7 +502,7 @@ impl<M: Mechanism> Sim<M> {
             stats,
             mech_rngs: crate::cc::Streams::new(seed),
             deferred: Vec::new(),
-            copies: Copies::default(),
+            copies: Copies::new(part.as_ref().map(|p| p.copies_away())),
             scratch: Vec::new(),
             effects: Vec::new(),
             line_dests: Vec::new(),
@@ -665,7 +665,7 @@ impl<M: Mechanism> Sim<M> {
             Event::XbarDone { sw, inp, out, vc, bytes, occupied } => self.xbar_done(sw, inp, out, vc, bytes, occupied),
             Event::HeadArrive { ch, pkt } => self.head_arrive(ch, pkt),
             Event::TailIn { sw, port, vc } => self.tail_in(sw, port, vc),
-            Event::HeadCheck { sw, port, pkt } => self.head_check(sw, port, pkt),
+            Event::HeadCheck { sw, port, pkt, generation } => self.head_check(sw, port, pkt, generation),
             Event::Deliver { ch, pkt } => self.deliver(ch, pkt),
             Event::NicWake { node } => {
                 let nic = &mut self.nics[node.idx()];

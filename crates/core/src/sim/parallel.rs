@@ -174,7 +174,8 @@ where
 /// The division of `cfg`'s network (run with `mech`) over `threads` threads, or why the run
 /// cannot be divided (naming the setting).
 pub(crate) fn layout<M: Mechanism>(cfg: &Config, _mech: &M, threads: usize) -> Result<Layout, ConfigError> {
-    let layout = Layout::new(&Topology::build(&cfg.topology)?, threads, cfg.simulation.partition)?;
+    let topo = Topology::build(&cfg.topology)?;
+    let layout = Layout::new(&topo, threads, cfg.simulation.partition)?;
     if layout.parts == 1 {
         return Ok(layout);
     }
@@ -189,6 +190,12 @@ pub(crate) fn layout<M: Mechanism>(cfg: &Config, _mech: &M, threads: usize) -> R
         return refuse(
             "flow_control.kind",
             "a run on several threads needs credit flow control (PFC and lossy links keep state at both ends of a channel)".into(),
+        );
+    }
+    if crate::routing::selected(&cfg.routing, &topo) == "ecmp" {
+        return refuse(
+            "routing.algorithm",
+            "`ecmp` hashes a packet's send queue, whose number depends on the order in which all the NICs of a thread opened theirs".into(),
         );
     }
     if matches!(Spec::of_data_vcs(&cfg.switch)?, Spec::Voq(v) if v.per_output_buffers) {
@@ -249,6 +256,7 @@ fn work<M: Mechanism>(sim: &mut Sim<M>, sh: &Shared<M::Header>, lookahead: Time,
             }
         }
         sim.run_window(start.saturating_add(lookahead).min(sim.end).min(sim.watchdog.next_check));
+        sim.send_copy_changes();
         window += 1;
         let parity = window % 2;
         let part = sim.part.as_mut().expect("a partition");

@@ -9,6 +9,7 @@ use crate::config::Partitioner;
 use crate::engine::Event;
 use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{ClassId, Endpoint, NodeId};
+use crate::nic::CopyChange;
 use crate::packet::Packet;
 use crate::switch::queues::isolation::Signal;
 use crate::time::Time;
@@ -108,6 +109,9 @@ pub(crate) enum Msg<H> {
     Packet { at: Time, ev: Event, pkt: Packet<H> },
     /// A line allocation reaching its sender (`Event::Isolation`), with its destinations.
     Dests { at: Time, ev: Event, dests: Vec<NodeId> },
+    /// A change to the entry of a packet that may arrive twice (`nic::Copies`), for its
+    /// destination's partition.
+    Copy { change: CopyChange, uid: u64 },
     /// A message created in the measurement window whose completion its destination's
     /// partition records (`stats::Flows`).
     Flow { src: NodeId, dst: NodeId, class: ClassId, created: Time, packets: u32 },
@@ -135,6 +139,11 @@ impl<H> Part<H> {
     #[inline]
     pub fn remote(&self, ev: &Event) -> Option<u16> {
         self.layout.home(ev).filter(|&q| q != self.me)
+    }
+
+    /// Where `nic::Copies` sends changes for packets delivered in other partitions.
+    pub fn copies_away(&self) -> crate::nic::Away {
+        crate::nic::Away { me: self.me, of_host: self.layout.of_host.as_slice().into(), out: Vec::new() }
     }
 
     pub fn owns_host(&self, h: NodeId) -> bool {
@@ -185,6 +194,14 @@ impl<M: Mechanism> Sim<M> {
         }
     }
 
+    /// Puts the changes to other partitions' packet copies made this window in their outboxes.
+    pub(crate) fn send_copy_changes(&mut self) {
+        let (Some(part), Some(away)) = (&mut self.part, &mut self.copies.away) else { return };
+        for (q, change, uid) in away.out.drain(..) {
+            part.outbox[q as usize].push(Msg::Copy { change, uid });
+        }
+    }
+
     /// Takes what another partition sent this one, in the order it was sent.
     pub(crate) fn receive(&mut self, msgs: impl IntoIterator<Item = Msg<M::Header>>) {
         for m in msgs {
@@ -199,6 +216,7 @@ impl<M: Mechanism> Sim<M> {
                     self.events.push(at, Event::Isolation { ch, vc, line, signal, dests });
                 }
                 Msg::Flow { src, dst, class, created, packets } => self.stats.flows.created(src, dst, class, created, packets),
+                Msg::Copy { change, uid } => self.copies.apply(change, uid),
                 Msg::Packet { .. } | Msg::Dests { .. } => unreachable!("packets travel with head arrivals, destinations with line allocations"),
             }
         }

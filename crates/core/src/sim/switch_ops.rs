@@ -188,7 +188,8 @@ impl<M: Mechanism> Sim<M> {
         match self.mech.at_queue_head(&mut ctx, s, port, &copy, beyond) {
             Verdict::Keep => true,
             Verdict::Recheck(at) => {
-                self.events.push(at.max(self.now), Event::HeadCheck { sw: s, port, pkt });
+                let generation = self.slab.generation(pkt);
+                self.events.push(at.max(self.now), Event::HeadCheck { sw: s, port, pkt, generation });
                 true
             }
             Verdict::Drop => false,
@@ -205,10 +206,12 @@ impl<M: Mechanism> Sim<M> {
 
     /// A recheck the mechanism asked for is due (`Event::HeadCheck`). If `pkt` still waits at
     /// the head of its queue it is judged again; dropped, it withdraws its request.
-    pub(super) fn head_check(&mut self, s: SwitchId, port: PortId, pkt: PacketId) {
+    pub(super) fn head_check(&mut self, s: SwitchId, port: PortId, pkt: PacketId, generation: u16) {
+        if self.slab.generation(pkt) != generation {
+            return;
+        }
         let p = self.slab.get(pkt);
         let (vc, out) = (p.vc, p.out_port);
-        // A reused slot may describe a packet of a switch with more ports.
         let waiting = self.switches[s.idx()].inputs[port.idx()][vc as usize].queues.head(out) == Some(pkt);
         if !waiting || self.judge_head(s, port, pkt) {
             return;
@@ -231,7 +234,7 @@ impl<M: Mechanism> Sim<M> {
         self.return_credit(s, port, p.vc, pool, p.bytes, self.now.max(p.tail_in));
         if p.kind == PacketKind::Data {
             self.stats.counters.dropped += 1;
-            self.copies.dropped(p.uid);
+            self.copies.dropped(p.uid, p.dst);
         }
         self.slab.release(pkt);
         for n in next.into_iter().flatten() {
