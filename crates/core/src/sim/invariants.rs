@@ -25,20 +25,71 @@ use crate::engine::Event;
 use crate::ids::{Endpoint, PacketId, PortId};
 use crate::packet::PacketKind;
 use crate::switch::queues::Queueing;
+use crate::topology::Channel;
 use std::collections::HashMap;
 
 /// The most lines an input holds per VC, so the most its sender's CAM mirrors: a root per
 /// output port and its hot queues.
 const CAM_LINES_PER_VC: usize = crate::config::MAX_SWITCH_PORTS as usize + crate::switch::queues::isolation::MAX_HOT_QUEUES as usize;
 
+/// Bytes per (channel, VC, downstream buffer).
+type PerBuffer = HashMap<(usize, usize, u32), u64>;
+
+/// What one simulation holds of the quantities the run-wide invariants add up: a split run's
+/// partitions each hold part (`check_split_invariants`).
+#[derive(Default)]
+struct Tally {
+    /// Bytes on the link, in returning credits, and (per-output buffers) granted upstream but
+    /// not yet sent.
+    on_link: PerBuffer,
+    credits_back: PerBuffer,
+    reserved: PerBuffer,
+    data_in_network: u64,
+    control_in_network: u64,
+    queued_control: u64,
+}
+
+impl Tally {
+    fn absorb(&mut self, o: Tally) {
+        for (mine, theirs) in [(&mut self.on_link, o.on_link), (&mut self.credits_back, o.credits_back), (&mut self.reserved, o.reserved)] {
+            for (k, v) in theirs {
+                *mine.entry(k).or_default() += v;
+            }
+        }
+        self.data_in_network += o.data_in_network;
+        self.control_in_network += o.control_in_network;
+        self.queued_control += o.queued_control;
+    }
+}
+
+/// The invariants of a run split over threads, after it (`sim::parallel`): each partition's
+/// own, then conservation over all of them and credits over each channel's two ends.
+pub(crate) fn check_split_invariants<M: Mechanism>(sims: &[Sim<M>], of_switch: &[u16], of_host: &[u16]) -> Result<(), String> {
+    let mut all = Tally::default();
+    let mut counters = crate::stats::RawCounters::default();
+    for sim in sims {
+        all.absorb(sim.tally()?);
+        counters.absorb(&sim.stats.counters);
+    }
+    let owner = |e: Endpoint| match e {
+        Endpoint::Host(n) => &sims[of_host[n.idx()] as usize],
+        Endpoint::Switch(s, _) => &sims[of_switch[s.idx()] as usize],
+    };
+    sims[0].check_totals(&all, &counters, |c| owner(c.from), |c| owner(c.to))
+}
+
 impl<M: Mechanism> Sim<M> {
     pub fn check_invariants(&self) -> Result<(), String> {
+        let tally = self.tally()?;
+        self.check_totals(&tally, &self.stats.counters, |_| self, |_| self)
+    }
+
+    /// Checks what each switch and NIC holds, and tallies what the run-wide checks add up.
+    fn tally(&self) -> Result<Tally, String> {
         let nv = self.vcs.len();
-        // Bytes per (channel, VC, downstream buffer) on the link, in returning credits, and
-        // (per-output buffers) granted upstream but not yet sent.
-        let mut on_link: HashMap<(usize, usize, u32), u64> = HashMap::new();
-        let mut credits_back: HashMap<(usize, usize, u32), u64> = HashMap::new();
-        let mut reserved: HashMap<(usize, usize, u32), u64> = HashMap::new();
+        let mut on_link = PerBuffer::new();
+        let mut credits_back = PerBuffer::new();
+        let mut reserved = PerBuffer::new();
         // Per (switch, output, VC): bytes routed there and still in input buffers.
         let mut routed: Vec<Vec<u64>> = self.switches.iter().map(|sw| vec![0; sw.outputs.len() * nv]).collect();
         let mut data_in_network = 0u64;
@@ -134,39 +185,51 @@ impl<M: Mechanism> Sim<M> {
                 return Err(format!("NIC {n}: its transmit FIFO holds {bytes} bytes, counted {}, capacity {}", nic.tx_bytes, self.p.tx_fifo));
             }
         }
-        let k = &self.stats.counters;
+        let queued_control = self.control.iter().map(|q| q.len() as u64).sum();
+        Ok(Tally { on_link, credits_back, reserved, data_in_network, control_in_network, queued_control })
+    }
+
+    /// Conservation against the packet counters `k`, and credits on every channel, whose
+    /// sending end `up` and receiving end `down` hold (this simulation, unless split).
+    fn check_totals<'a>(
+        &'a self,
+        t: &Tally,
+        k: &crate::stats::RawCounters,
+        up: impl Fn(&Channel) -> &'a Sim<M>,
+        down: impl Fn(&Channel) -> &'a Sim<M>,
+    ) -> Result<(), String> {
+        let nv = self.vcs.len();
         let expected = k.injected - k.delivered - k.duplicates - k.dropped;
-        if data_in_network != expected {
+        if t.data_in_network != expected {
             return Err(format!(
-                "conservation: {data_in_network} data packets in the network but injected {} - delivered {} - duplicates {} - dropped {} = {expected}",
-                k.injected, k.delivered, k.duplicates, k.dropped
+                "conservation: {} data packets in the network but injected {} - delivered {} - duplicates {} - dropped {} = {expected}",
+                t.data_in_network, k.injected, k.delivered, k.duplicates, k.dropped
             ));
         }
-        let queued_control: u64 = self.control.iter().map(|q| q.len() as u64).sum();
-        if control_in_network + queued_control + k.control_delivered + k.control_dropped != k.control_sent {
+        if t.control_in_network + t.queued_control + k.control_delivered + k.control_dropped != k.control_sent {
             return Err(format!(
-                "conservation of control packets: {control_in_network} in network + {queued_control} queued + {} delivered + {} dropped != {} sent",
-                k.control_delivered, k.control_dropped, k.control_sent
+                "conservation of control packets: {} in network + {} queued + {} delivered + {} dropped != {} sent",
+                t.control_in_network, t.queued_control, k.control_delivered, k.control_dropped, k.control_sent
             ));
         }
         // Under PFC credits only say whether a sender is paused, and lossy senders keep none:
-        // buffers are checked below.
+        // buffers are checked above.
         for (ch, c) in self.topo.channels.iter().enumerate().filter(|_| self.p.flow.credits()) {
             for vc in 0..nv {
                 let credits = match c.from {
-                    Endpoint::Host(n) => &self.nics[n.idx()].credits[vc],
-                    Endpoint::Switch(s, p) => &self.switches[s.idx()].outputs[p.idx()].vcs[vc].credits,
+                    Endpoint::Host(n) => &up(c).nics[n.idx()].credits[vc],
+                    Endpoint::Switch(s, p) => &up(c).switches[s.idx()].outputs[p.idx()].vcs[vc].credits,
                 };
                 for (pool, &held) in credits.free.iter().enumerate() {
                     let key = (ch, vc, pool as u32);
                     let buffered = match c.to {
                         Endpoint::Host(_) => 0,
                         Endpoint::Switch(s, p) => {
-                            let ivc = &self.switches[s.idx()].inputs[p.idx()][vc];
+                            let ivc = &down(c).switches[s.idx()].inputs[p.idx()][vc];
                             ivc.pools.get(pool).copied().unwrap_or(ivc.bytes) as u64
                         }
                     };
-                    let [link, back, granted] = [&on_link, &credits_back, &reserved].map(|m| m.get(&key).copied().unwrap_or(0));
+                    let [link, back, granted] = [&t.on_link, &t.credits_back, &t.reserved].map(|m| m.get(&key).copied().unwrap_or(0));
                     let total = held as u64 + granted + link + buffered + back;
                     if total != credits.capacity as u64 {
                         return Err(format!(

@@ -164,6 +164,13 @@ where
         }
         work(lead, &shared, lookahead, Some(progress))
     });
+    // Tests run with debug assertions: every split run of theirs checks the invariants across
+    // its partitions, as one-thread runs check them in tests/common.
+    if cfg!(debug_assertions) && !matches!(stuck, Ending::Interrupted) {
+        if let Err(e) = super::invariants::check_split_invariants(&sims, &layout.of_switch, &layout.of_host) {
+            panic!("invariant violated in a run on {} threads: {e}", layout.parts);
+        }
+    }
     match stuck {
         Ending::Interrupted => Err(RunError::Interrupted),
         Ending::End => Ok(merge(sims, &layout, None, wall.elapsed().as_secs_f64())),

@@ -68,7 +68,7 @@ pub struct RawCounters {
 }
 
 impl RawCounters {
-    fn absorb(&mut self, o: &RawCounters) {
+    pub(crate) fn absorb(&mut self, o: &RawCounters) {
         let RawCounters {
             injected,
             delivered,
