@@ -554,12 +554,18 @@ impl<M: Mechanism> Sim<M> {
     /// reports progress and watches for deadlocks between windows.
     fn run_window(&mut self, until: Time) {
         while let Some((t, ev)) = self.events.pop_before(until) {
-            self.now = t;
-            self.prefetch_next();
-            self.dispatch(ev);
-            if !self.deferred.is_empty() {
-                self.run_deferred();
-            }
+            self.step(t, ev);
+        }
+    }
+
+    /// Runs event `ev`, due at `t`, and the actions its hooks deferred.
+    #[inline(always)]
+    fn step(&mut self, t: Time, ev: Event) {
+        self.now = t;
+        self.prefetch_next();
+        self.dispatch(ev);
+        if !self.deferred.is_empty() {
+            self.run_deferred();
         }
     }
 
@@ -570,12 +576,7 @@ impl<M: Mechanism> Sim<M> {
             // The watchdog looks before the first event at or after its check time runs.
             let bound = until.min(self.watchdog.next_check);
             while let Some((t, ev)) = self.events.pop_before(bound) {
-                self.now = t;
-                self.prefetch_next();
-                self.dispatch(ev);
-                if !self.deferred.is_empty() {
-                    self.run_deferred();
-                }
+                self.step(t, ev);
                 if self.events.processed() & 0xFFFF == 0 && progress(&Progress { now: self.now, end: self.end, events: self.events.processed() }).is_break() {
                     return Err(RunError::Interrupted);
                 }
