@@ -94,6 +94,7 @@ fn each_splittable_mechanism_runs_bit_for_bit_on_its_papers_examples() {
         ("ibcc/testbed_scenario1.toml", "ibcc"),
         ("srp/hotspot40_background.toml", "srp"),
         ("srp/fig1_baseline.toml", "srp"),
+        ("santos/two_switch.toml", "santos"),
         ("isolation/fattree64_ecocc.toml", "ibcc"),
     ];
     for (path, mechanism) in cases {

@@ -246,6 +246,7 @@ impl Mechanism for Santos {
     type Header = SantosHeader;
     const HOOKS: Hooks =
         Hooks { switch_arrival: true, input_full: true, transmit: true, inject_gate: true, injected: true, deliver: true, control: true, ..Hooks::NONE };
+    const PARTITIONED: bool = true;
     const GATE_ONLY_READS: bool = true;
 
     fn name(&self) -> &'static str {
