@@ -22,8 +22,8 @@
 use super::Sim;
 use crate::cc::Mechanism;
 use crate::engine::Event;
-use crate::ids::{Endpoint, PacketId, PortId};
-use crate::packet::PacketKind;
+use crate::ids::{ChannelId, Endpoint, PacketId, PortId};
+use crate::packet::{Packet, PacketKind};
 use crate::switch::queues::Queueing;
 use crate::topology::Channel;
 use std::collections::HashMap;
@@ -67,25 +67,28 @@ impl Tally {
 pub(crate) fn check_split_invariants<M: Mechanism>(sims: &[Sim<M>], of_switch: &[u16], of_host: &[u16]) -> Result<(), String> {
     let mut all = Tally::default();
     let mut counters = crate::stats::RawCounters::default();
-    for sim in sims {
-        all.absorb(sim.tally()?);
-        counters.absorb(&sim.stats.counters);
-    }
     let owner = |e: Endpoint| match e {
         Endpoint::Host(n) => &sims[of_host[n.idx()] as usize],
         Endpoint::Switch(s, _) => &sims[of_switch[s.idx()] as usize],
     };
+    // A packet on a channel is held downstream; its buffer there is the sender's to tell.
+    let pool_of = |ch: ChannelId, p: &Packet<M::Header>| owner(sims[0].topo.channels[ch.idx()].from).pool_of(ch, p);
+    for sim in sims {
+        all.absorb(sim.tally(&pool_of)?);
+        counters.absorb(&sim.stats.counters);
+    }
     sims[0].check_totals(&all, &counters, |c| owner(c.from), |c| owner(c.to))
 }
 
 impl<M: Mechanism> Sim<M> {
     pub fn check_invariants(&self) -> Result<(), String> {
-        let tally = self.tally()?;
+        let tally = self.tally(&|ch, p| self.pool_of(ch, p))?;
         self.check_totals(&tally, &self.stats.counters, |_| self, |_| self)
     }
 
-    /// Checks what each switch and NIC holds, and tallies what the run-wide checks add up.
-    fn tally(&self) -> Result<Tally, String> {
+    /// Checks what each switch and NIC holds, and tallies what the run-wide checks add up
+    /// (`pool_of`: the downstream buffer a packet on a channel takes).
+    fn tally(&self, pool_of: &dyn Fn(ChannelId, &Packet<M::Header>) -> u32) -> Result<Tally, String> {
         let nv = self.vcs.len();
         let mut on_link = PerBuffer::new();
         let mut credits_back = PerBuffer::new();
@@ -102,7 +105,7 @@ impl<M: Mechanism> Sim<M> {
             match *ev {
                 Event::HeadArrive { ch, pkt } | Event::Deliver { ch, pkt } => {
                     let p = self.slab.get(pkt);
-                    *on_link.entry((ch.idx(), p.vc as usize, self.pool_of(ch, p))).or_default() += p.bytes as u64;
+                    *on_link.entry((ch.idx(), p.vc as usize, pool_of(ch, p))).or_default() += p.bytes as u64;
                     count(p.kind);
                 }
                 Event::Credit { ch, vc, pool, bytes } => *credits_back.entry((ch.idx(), vc as usize, pool)).or_default() += bytes as u64,
@@ -244,7 +247,7 @@ impl<M: Mechanism> Sim<M> {
     }
 
     /// The downstream buffer a packet on channel `ch` takes (`Credits::pool`).
-    fn pool_of(&self, ch: crate::ids::ChannelId, p: &crate::packet::Packet<M::Header>) -> u32 {
+    fn pool_of(&self, ch: ChannelId, p: &Packet<M::Header>) -> u32 {
         let credits = match self.topo.channels[ch.idx()].from {
             Endpoint::Switch(s, port) => &self.switches[s.idx()].outputs[port.idx()].vcs[p.vc as usize].credits,
             Endpoint::Host(n) => &self.nics[n.idx()].credits[p.vc as usize],

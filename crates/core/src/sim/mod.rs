@@ -50,7 +50,7 @@ use crate::cc::{Ctx, Deferred, Mechanism, RngAt, VcClass};
 use crate::config::{Arbitration, Config, NicArbitration, SendQueueScope};
 use crate::engine::{Event, EventQueue};
 use crate::error::{ConfigError, ConfigResult, RunError};
-use crate::ids::{ClassId, Endpoint, NodeId, PortId, Vc};
+use crate::ids::{ClassId, Endpoint, NodeId, PortId, SwitchId, Vc};
 use crate::nic::{ControlQueues, Copies, Nic, SendQueues};
 use crate::packet::Slab;
 use crate::rng::{stream, Family};
@@ -429,7 +429,11 @@ impl<M: Mechanism> Sim<M> {
             .switches
             .iter()
             .enumerate()
-            .map(|(s, node)| Switch::new(node.ports.len(), topo.hosts(), &vcs, in_cap, |p| neighbour(node, p), stream(seed, Family::Switch, s as u64)))
+            .map(|(s, node)| {
+                // A partition's other switches never get an event: they stay without ports.
+                let ports = if part.as_ref().is_none_or(|p| p.owns_switch(SwitchId::new(s))) { node.ports.len() } else { 0 };
+                Switch::new(ports, topo.hosts(), &vcs, in_cap, |p| neighbour(node, p), stream(seed, Family::Switch, s as u64))
+            })
             .collect();
         // A NIC's credits for each VC of its switch's input, divided as that input is.
         let nic_credits: Vec<Credits> = vcs

@@ -8,7 +8,7 @@ use crate::cc::Mechanism;
 use crate::config::Partitioner;
 use crate::engine::Event;
 use crate::error::{ConfigError, ConfigResult};
-use crate::ids::{ClassId, Endpoint, NodeId};
+use crate::ids::{ClassId, Endpoint, NodeId, SwitchId};
 use crate::nic::CopyChange;
 use crate::packet::Packet;
 use crate::switch::queues::isolation::Signal;
@@ -144,6 +144,10 @@ impl<H> Part<H> {
     /// Where `nic::Copies` sends changes for packets delivered in other partitions.
     pub fn copies_away(&self) -> crate::nic::Away {
         crate::nic::Away { me: self.me, of_host: self.layout.of_host.as_slice().into(), out: Vec::new() }
+    }
+
+    pub fn owns_switch(&self, s: SwitchId) -> bool {
+        self.layout.of_switch[s.idx()] == self.me
     }
 
     pub fn owns_host(&self, h: NodeId) -> bool {
