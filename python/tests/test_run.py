@@ -136,7 +136,7 @@ def test_threads_give_the_same_result_and_bad_counts_are_refused(default_example
         with pytest.raises(lossless.ConfigError, match="`threads`"):
             lossless.run(default_example, overrides=SHORT, threads=bad)
     with pytest.raises(lossless.ConfigError, match="simulation.threads"):
-        lossless.run(default_example, overrides=[*SHORT, 'cc.mechanism="srp"'], threads=2)
+        lossless.run(default_example, overrides=[*SHORT, 'cc.mechanism="tcp"'], threads=2)
 
 
 @pytest.mark.parametrize(
