@@ -156,7 +156,7 @@ pub struct Copies {
 /// `Copies`' changes for other partitions.
 pub(crate) struct Away {
     pub me: u16,
-    pub of_host: std::sync::Arc<[u16]>,
+    pub layout: std::sync::Arc<crate::sim::partition::Layout>,
     /// (partition, change, packet identity), in the order made.
     pub out: Vec<(u16, CopyChange, u64)>,
 }
@@ -205,7 +205,7 @@ impl Copies {
 
     fn change(&mut self, change: CopyChange, uid: u64, dst: NodeId) {
         if let Some(a) = &mut self.away {
-            let q = a.of_host[dst.idx()];
+            let q = a.layout.of_host[dst.idx()];
             if q != a.me {
                 a.out.push((q, change, uid));
                 return;

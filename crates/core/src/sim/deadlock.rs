@@ -75,13 +75,19 @@ impl<M: Mechanism> Sim<M> {
     pub(super) fn watch(&mut self, drained: bool) -> Option<Deadlock> {
         let in_flight = self.slab.live() as u64;
         let last_move = self.watchdog.check(self.now, self.stats.counters.hops, in_flight, drained)?;
-        let blocked = self.blocked_channels();
-        let cycle = first_cycle(self.topo.channels.len(), blocked.iter().copied(), |c| self.waits_for(c, &blocked));
-        Some(self.deadlock_report(last_move, in_flight, &blocked, &cycle))
+        Some(self.stuck_report(|_| self, last_move, in_flight))
     }
 
-    /// The report of a deadlock found at `now`.
-    pub(super) fn deadlock_report(&self, last_move: Time, in_flight: u64, blocked: &[ChannelId], cycle: &[ChannelId]) -> Deadlock {
+    /// The report of a deadlock found at `now`: the blocked channels in switch and port order,
+    /// and a cycle among them. `holder(s)` is the simulation that holds switch `s` (this one,
+    /// unless the run is split over threads).
+    pub(super) fn stuck_report<'a>(&'a self, holder: impl Fn(usize) -> &'a Sim<M>, last_move: Time, in_flight: u64) -> Deadlock {
+        let blocked: Vec<ChannelId> = (0..self.switches.len()).flat_map(|s| holder(s).blocked_at(s)).collect();
+        let waits_for = |c: ChannelId| match self.topo.channels[c.idx()].to {
+            Endpoint::Switch(t, _) => holder(t.idx()).waits_for(c, &blocked),
+            Endpoint::Host(_) => Vec::new(),
+        };
+        let cycle = first_cycle(self.topo.channels.len(), blocked.iter().copied(), waits_for);
         Deadlock {
             at_ns: ns_from_ps(self.now),
             last_move_ns: ns_from_ps(last_move),
@@ -91,16 +97,10 @@ impl<M: Mechanism> Sim<M> {
         }
     }
 
-    /// Switch output channels with a packet that lacks the credits to go on, in switch and port
-    /// order.
-    fn blocked_channels(&self) -> Vec<ChannelId> {
-        (0..self.switches.len()).flat_map(|s| self.blocked_at(s)).collect()
-    }
-
     /// Switch `s`'s blocked output channels: the head of an output VC's buffer lacks credits,
     /// or, where credits are taken at the crossbar (divided buffers downstream), a packet
     /// requesting the output does.
-    pub(super) fn blocked_at(&self, s: usize) -> Vec<ChannelId> {
+    fn blocked_at(&self, s: usize) -> Vec<ChannelId> {
         let sw = &self.switches[s];
         let mut out = Vec::new();
         for (p, o) in sw.outputs.iter().enumerate() {
@@ -124,11 +124,11 @@ impl<M: Mechanism> Sim<M> {
         out
     }
 
-    /// What blocked channel `c` waits for ("channel c waits for channel d": c's downstream
-    /// input buffer holds a packet routed to output channel d, and d is blocked too), if this
-    /// simulation holds c's downstream switch.
-    pub(super) fn waits_for(&self, c: ChannelId, blocked: &[ChannelId]) -> Vec<ChannelId> {
-        let Endpoint::Switch(t, port) = self.topo.channels[c.idx()].to else { return Vec::new() };
+    /// What blocked channel `c`, which ends at a switch this simulation holds, waits for
+    /// ("channel c waits for channel d": c's downstream input buffer holds a packet routed to
+    /// output channel d, and d is blocked too).
+    fn waits_for(&self, c: ChannelId, blocked: &[ChannelId]) -> Vec<ChannelId> {
+        let Endpoint::Switch(t, port) = self.topo.channels[c.idx()].to else { unreachable!("a blocked channel ends at a switch") };
         let sw = &self.switches[t.idx()];
         let mut next = Vec::new();
         for ivc in &sw.inputs[port.idx()] {

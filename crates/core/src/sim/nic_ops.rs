@@ -45,9 +45,7 @@ impl<M: Mechanism> Sim<M> {
     fn enqueue(&mut self, node: NodeId, dst: NodeId, msg: Message) {
         let bytes = msg.packets as u64 * self.traffic.classes[msg.class as usize].packet_bytes as u64;
         self.stats.offered(self.now, msg.class, node, dst, bytes, msg.packets);
-        if self.part.is_some() {
-            self.send_flow(node, dst, msg.class, self.now);
-        }
+        self.send_flow(node, dst, msg.class, self.now);
         let packets = msg.packets;
         let nic = &mut self.nics[node.idx()];
         let qps = &mut self.qps;

@@ -21,8 +21,6 @@ use crate::cc::registry::Registered;
 use crate::cc::Mechanism;
 use crate::config::{Config, FlowControlConfig};
 use crate::error::{ConfigError, RunError};
-use crate::ids::{ChannelId, Endpoint};
-use crate::routing::cycles::first_cycle;
 use crate::stats::Summary;
 use crate::switch::queues::Spec;
 use crate::time::Time;
@@ -35,7 +33,7 @@ use std::sync::{Arc, Mutex};
 /// this window's.
 struct Shared<H> {
     parts: usize,
-    barrier: Sync,
+    barrier: Barrier,
     /// `mail[parity][from * parts + to]`: the messages of a window.
     mail: [Vec<Mutex<Vec<Msg<H>>>>; 2],
     /// `figures[parity][partition]`, as each partition ended a window.
@@ -67,23 +65,23 @@ impl Figures {
 /// sleeping thread takes longer to wake than most windows take to run, so threads spin while
 /// each has a core; with more threads than cores a spinning thread would hold up the one it
 /// waits for, and they sleep.
-enum Sync {
+enum Barrier {
     Spin(SpinBarrier),
     Sleep(std::sync::Barrier),
 }
 
-impl Sync {
-    fn new(parts: usize) -> Sync {
+impl Barrier {
+    fn new(parts: usize) -> Barrier {
         match std::thread::available_parallelism().map_or(1, |c| c.get()) >= parts {
-            true => Sync::Spin(SpinBarrier { parts, arrived: AtomicUsize::new(0), generation: AtomicUsize::new(0) }),
-            false => Sync::Sleep(std::sync::Barrier::new(parts)),
+            true => Barrier::Spin(SpinBarrier { parts, arrived: AtomicUsize::new(0), generation: AtomicUsize::new(0) }),
+            false => Barrier::Sleep(std::sync::Barrier::new(parts)),
         }
     }
 
     fn wait(&self) {
         match self {
-            Sync::Spin(b) => b.wait(),
-            Sync::Sleep(b) => {
+            Barrier::Spin(b) => b.wait(),
+            Barrier::Sleep(b) => {
                 b.wait();
             }
         }
@@ -150,7 +148,7 @@ where
     let figures = || (0..n).map(|_| Figures::default()).collect();
     let shared = Shared {
         parts: n,
-        barrier: Sync::new(n),
+        barrier: Barrier::new(n),
         mail: [mailboxes(), mailboxes()],
         figures: [figures(), figures()],
         stop: [AtomicBool::new(false), AtomicBool::new(false)],
@@ -171,11 +169,12 @@ where
             panic!("invariant violated in a run on {} threads: {e}", layout.parts);
         }
     }
-    match stuck {
-        Ending::Interrupted => Err(RunError::Interrupted),
-        Ending::End => Ok(merge(sims, &layout, None, wall.elapsed().as_secs_f64())),
-        Ending::Stuck { last_move, packets } => Ok(merge(sims, &layout, Some((last_move, packets)), wall.elapsed().as_secs_f64())),
-    }
+    let stuck = match stuck {
+        Ending::Interrupted => return Err(RunError::Interrupted),
+        Ending::End => None,
+        Ending::Stuck { last_move, packets } => Some((last_move, packets)),
+    };
+    Ok(merge(sims, &layout, stuck, wall.elapsed().as_secs_f64()))
 }
 
 /// The division of `cfg`'s network (run with `mech`) over `threads` threads, or why the run
@@ -302,16 +301,7 @@ fn merge<M: Mechanism>(mut sims: Vec<Sim<M>>, layout: &Layout, stuck: Option<(Ti
             a
         })
     });
-    let deadlock = stuck.map(|(last_move, packets)| {
-        let owner = |s: usize| &sims[layout.of_switch[s] as usize];
-        let blocked: Vec<ChannelId> = (0..layout.of_switch.len()).flat_map(|s| owner(s).blocked_at(s)).collect();
-        let waits_for = |c: ChannelId| match sims[0].topo.channels[c.idx()].to {
-            Endpoint::Switch(t, _) => owner(t.idx()).waits_for(c, &blocked),
-            Endpoint::Host(_) => Vec::new(),
-        };
-        let cycle = first_cycle(sims[0].topo.channels.len(), blocked.iter().copied(), waits_for);
-        sims[0].deadlock_report(last_move, packets, &blocked, &cycle)
-    });
+    let deadlock = stuck.map(|(last_move, packets)| sims[0].stuck_report(|s| &sims[layout.of_switch[s] as usize], last_move, packets));
     let mut rest = sims.split_off(1);
     let whole = &mut sims[0];
     whole.deadlock = deadlock;

@@ -143,7 +143,7 @@ impl<H> Part<H> {
 
     /// Where `nic::Copies` sends changes for packets delivered in other partitions.
     pub fn copies_away(&self) -> crate::nic::Away {
-        crate::nic::Away { me: self.me, of_host: self.layout.of_host.as_slice().into(), out: Vec::new() }
+        crate::nic::Away { me: self.me, layout: self.layout.clone(), out: Vec::new() }
     }
 
     pub fn owns_switch(&self, s: SwitchId) -> bool {
@@ -185,8 +185,8 @@ impl<M: Mechanism> Sim<M> {
         part.outbox[q as usize].push(msg);
     }
 
-    /// A message created here whose destination another partition holds: its completion is
-    /// recorded there.
+    /// In a split run, a message just created here whose destination another partition holds:
+    /// its completion is recorded there.
     pub(super) fn send_flow(&mut self, src: NodeId, dst: NodeId, class: ClassId, created: Time) {
         let Some(part) = &mut self.part else { return };
         let q = part.layout.of_host[dst.idx()];
