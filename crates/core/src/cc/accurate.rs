@@ -26,7 +26,7 @@ use super::{Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, Registered, Sett
 use crate::config::limits::span_ns;
 use crate::config::Config;
 use crate::error::{ConfigError, ConfigResult};
-use crate::ids::{NodeId, PortId, QpId, SwitchId, Vc};
+use crate::ids::{NodeId, PortId, SwitchId, Vc};
 use crate::packet::{Packet, PacketKind};
 use crate::time::{ps_from_ns, Rate, Time};
 use rustc_hash::FxHashMap;
@@ -70,16 +70,14 @@ const DATA_VC: Vc = 1;
 /// Control packet subtypes.
 const FRP: u8 = 1;
 const FRP_RESPONSE: u8 = 2;
-/// The one timer: the end of an RRP.
-const RRP_END: u64 = 0;
 
 /// An FRP's fields. Rates in Mb/s.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FrpHeader {
-    /// The flow: its source host and its send queue there (a short-circuit response leaves a
-    /// switch, so the packet's own source does not say).
+    /// The flow: its source host and its send queue's number there (a short-circuit response
+    /// leaves a switch, so the packet's own source does not say).
     src: NodeId,
-    qp: QpId,
+    queue: u32,
     cr: f32,
     dr: f32,
     kind: FrpKind,
@@ -188,15 +186,52 @@ enum Link {
     Switch(SwitchId, PortId),
 }
 
+impl Link {
+    fn site(self) -> Site {
+        match self {
+            Link::Host(n) => Site::Source(n),
+            Link::Switch(s, _) => Site::Switch(s),
+        }
+    }
+}
+
+/// Where an RRP timer runs: each source ends the period of its injection link's CP and sends
+/// its flows' FRPs, and each switch ends its CPs' periods. One timer per source and per switch
+/// (not one for the network) so that a run split over threads has the same timers.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Site {
+    Source(NodeId),
+    Switch(SwitchId),
+}
+
+impl Site {
+    fn token(self) -> u64 {
+        match self {
+            Site::Source(n) => (n.0 as u64) << 1,
+            Site::Switch(s) => (s.0 as u64) << 1 | 1,
+        }
+    }
+
+    fn of_token(token: u64) -> Site {
+        let id = (token >> 1) as u32;
+        if token & 1 == 0 {
+            Site::Source(NodeId(id))
+        } else {
+            Site::Switch(SwitchId(id))
+        }
+    }
+}
+
 pub struct Accurate {
     rrp: Time,
     alpha: f32,
     short_circuit: f32,
-    /// By source and send queue; sorted, so that every RRP the FRPs are queued in the same
-    /// order run after run.
-    flows: BTreeMap<(NodeId, QpId), Flow>,
+    /// By source and send queue number (`QueueView::number`); sorted, so that every RRP a
+    /// source queues its FRPs in the same order, however the run is split over threads.
+    flows: BTreeMap<(NodeId, u32), Flow>,
     cps: FxHashMap<Link, Cp>,
-    rrp_running: bool,
+    /// The CPs of each site whose RRP timer runs (from its first CP on).
+    sites: FxHashMap<Site, Vec<Link>>,
     c: Counters,
 }
 
@@ -237,36 +272,48 @@ every link and source.
             short_circuit: s.short_circuit_factor as f32,
             flows: BTreeMap::new(),
             cps: FxHashMap::default(),
-            rrp_running: false,
+            sites: FxHashMap::default(),
             c: Counters::default(),
         }
     }
 }
 
 impl Accurate {
-    /// Sends an FRP of the flow of send queue `qp` of `src`, through the CP of `src`'s
+    /// Sends an FRP of the flow of send queue `queue` of `src`, through the CP of `src`'s
     /// injection link.
-    fn send_frp(&mut self, ctx: &mut Ctx<FrpHeader>, src: NodeId, qp: QpId, kind: FrpKind) {
-        let Some(f) = self.flows.get(&(src, qp)) else { return };
+    fn send_frp(&mut self, ctx: &mut Ctx<FrpHeader>, src: NodeId, queue: u32, kind: FrpKind) {
+        let Some(f) = self.flows.get(&(src, queue)) else { return };
         let (link, dst) = (f.link.mbps as f32, f.dst);
-        let mut h = FrpHeader { src, qp, cr: f.rate, dr: link, kind };
+        let mut h = FrpHeader { src, queue, cr: f.rate, dr: link, kind };
         let alpha = self.alpha;
-        self.cps.entry(Link::Host(src)).or_insert_with(|| Cp::new(link, alpha)).visit(&mut h, alpha);
+        // A source's first FRP is a flow's start, which comes after a timer due at the same
+        // instant (`Event::priority`): that timer has ended its period.
+        self.cp(ctx, Link::Host(src), link, |now, rrp| (now / rrp + 1) * rrp).visit(&mut h, alpha);
         self.c.frps += 1;
         ctx.send_control(src, dst, CONTROL_VC, FRP, h);
     }
 
-    fn start_rrps(&mut self, ctx: &mut Ctx<FrpHeader>) {
-        if !self.rrp_running {
-            self.rrp_running = true;
-            ctx.set_timer((ctx.now() / self.rrp + 1) * self.rrp, RRP_END);
-        }
+    /// The CP of `link`, of `capacity` Mb/s when new; a site's first CP starts its RRP timer at
+    /// `end(now, rrp)`, the end of the period that the caller's event belongs to. RRPs are
+    /// aligned to time 0 everywhere.
+    fn cp(&mut self, ctx: &mut Ctx<FrpHeader>, link: Link, capacity: f32, end: fn(Time, Time) -> Time) -> &mut Cp {
+        let alpha = self.alpha;
+        self.cps.entry(link).or_insert_with(|| {
+            let site = link.site();
+            let links = self.sites.entry(site).or_default();
+            if links.is_empty() {
+                ctx.set_timer(end(ctx.now(), self.rrp), site.token());
+            }
+            links.push(link);
+            Cp::new(capacity, alpha)
+        })
     }
 }
 
 impl Mechanism for Accurate {
     type Header = FrpHeader;
     const HOOKS: Hooks = Hooks { transmit: true, message: true, inject_gate: true, injected: true, control: true, timer: true, ..Hooks::NONE };
+    const PARTITIONED: bool = true;
     const GATE_ONLY_READS: bool = true;
 
     fn name(&self) -> &'static str {
@@ -282,27 +329,26 @@ impl Mechanism for Accurate {
     }
 
     fn on_message(&mut self, ctx: &mut Ctx<FrpHeader>, q: QueueView, _: u32) {
-        if self.flows.contains_key(&(q.src, q.qp)) {
+        if self.flows.contains_key(&(q.src, q.number)) {
             return;
         }
-        self.flows.insert((q.src, q.qp), Flow { dst: q.dst, link: q.link_rate, rate: q.link_rate.mbps as f32, last: None });
-        self.send_frp(ctx, q.src, q.qp, FrpKind::Init);
-        self.start_rrps(ctx);
+        self.flows.insert((q.src, q.number), Flow { dst: q.dst, link: q.link_rate, rate: q.link_rate.mbps as f32, last: None });
+        self.send_frp(ctx, q.src, q.number, FrpKind::Init);
     }
 
     fn release_queue(&mut self, ctx: &mut Ctx<FrpHeader>, q: QueueView) -> bool {
-        self.send_frp(ctx, q.src, q.qp, FrpKind::Stop);
-        self.flows.remove(&(q.src, q.qp));
+        self.send_frp(ctx, q.src, q.number, FrpKind::Stop);
+        self.flows.remove(&(q.src, q.number));
         true
     }
 
     fn inject_gate(&mut self, ctx: &mut Ctx<FrpHeader>, q: QueueView) -> Gate {
-        let at = self.flows.get(&(q.src, q.qp)).map_or(0, Flow::next_at);
+        let at = self.flows.get(&(q.src, q.number)).map_or(0, Flow::next_at);
         Gate::not_before(at, ctx.now(), DATA_VC)
     }
 
     fn on_injected(&mut self, ctx: &mut Ctx<FrpHeader>, q: QueueView, pkt: &mut Packet<FrpHeader>) {
-        if let Some(f) = self.flows.get_mut(&(q.src, q.qp)) {
+        if let Some(f) = self.flows.get_mut(&(q.src, q.number)) {
             f.sent(ctx.now(), q.link_rate.serialization(pkt.bytes));
         }
     }
@@ -311,11 +357,13 @@ impl Mechanism for Accurate {
         if pkt.kind != PacketKind::Control(FRP) {
             return;
         }
-        let alpha = self.alpha;
-        let cp = self.cps.entry(Link::Switch(sw, port)).or_insert_with(|| Cp::new(out.link_rate.mbps as f32, alpha));
+        let (alpha, short_circuit) = (self.alpha, self.short_circuit);
+        // A switch sends before a timer due at the same instant: a CP new then is in the
+        // period that ends now.
+        let cp = self.cp(ctx, Link::Switch(sw, port), out.link_rate.mbps as f32, |now, rrp| now.div_ceil(rrp) * rrp);
         let incoming = pkt.hdr.cr;
         cp.visit(&mut pkt.hdr, alpha);
-        if pkt.hdr.kind != FrpKind::Stop && incoming > self.short_circuit * cp.fsr {
+        if pkt.hdr.kind != FrpKind::Stop && incoming > short_circuit * cp.fsr {
             let h = FrpHeader { kind: FrpKind::ShortCircuit, ..pkt.hdr };
             self.c.short_circuits += 1;
             ctx.send_control_from_switch(sw, h.src, CONTROL_VC, FRP_RESPONSE, h);
@@ -328,7 +376,7 @@ impl Mechanism for Accurate {
             // The destination bounces the FRP to its source (§II); a stop needs no answer.
             PacketKind::Control(FRP) if h.kind != FrpKind::Stop => ctx.send_control(node, h.src, CONTROL_VC, FRP_RESPONSE, h),
             PacketKind::Control(FRP_RESPONSE) => {
-                let Some(f) = self.flows.get_mut(&(node, h.qp)) else { return };
+                let Some(f) = self.flows.get_mut(&(node, h.queue)) else { return };
                 f.rate = match h.kind {
                     FrpKind::ShortCircuit => f.rate.min(h.cr),
                     _ => h.cr.max(h.dr),
@@ -340,16 +388,19 @@ impl Mechanism for Accurate {
         }
     }
 
-    fn on_timer(&mut self, ctx: &mut Ctx<FrpHeader>, _: u64) {
+    fn on_timer(&mut self, ctx: &mut Ctx<FrpHeader>, token: u64) {
+        let site = Site::of_token(token);
         let alpha = self.alpha;
-        for cp in self.cps.values_mut() {
-            cp.end_rrp(alpha);
+        for link in &self.sites[&site] {
+            self.cps.get_mut(link).expect("a site lists its CPs").end_rrp(alpha);
         }
-        let flows: Vec<(NodeId, QpId)> = self.flows.keys().copied().collect();
-        for (src, qp) in flows {
-            self.send_frp(ctx, src, qp, FrpKind::Periodic);
+        if let Site::Source(src) = site {
+            let flows: Vec<u32> = self.flows.range((src, 0)..=(src, u32::MAX)).map(|(&(_, queue), _)| queue).collect();
+            for queue in flows {
+                self.send_frp(ctx, src, queue, FrpKind::Periodic);
+            }
         }
-        ctx.set_timer(ctx.now() + self.rrp, RRP_END);
+        ctx.set_timer(ctx.now() + self.rrp, token);
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {

@@ -195,7 +195,13 @@ pub struct Request {
 /// A send queue as a mechanism sees it.
 #[derive(Clone, Copy, Debug)]
 pub struct QueueView {
+    /// The queue's slot, for `Ctx` calls about it: numbered in the order the thread's NICs
+    /// opened their queues, so a slot number may differ when a run is split over threads.
     pub qp: QpId,
+    /// The queue's number at its NIC, the same however a run is split: per-queue state that
+    /// decides an order (of timers, of packets) or lives beyond the source is keyed by
+    /// (`src`, `number`).
+    pub number: u32,
     pub src: NodeId,
     pub dst: NodeId,
     /// The next packet is a retransmission handed back through `Ctx::retransmit`.

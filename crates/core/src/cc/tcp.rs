@@ -83,14 +83,15 @@ pub enum TcpHeader {
     /// Not yet sent: the sender numbers a segment as it first leaves.
     #[default]
     Unsent,
-    Segment { conn: u32, seq: u32 },
-    /// The next segment the receiver expects, for send queue `qp` of the connection's source.
-    Ack { conn: u32, qp: QpId, next: u32 },
+    Segment { conn: u64, seq: u32 },
+    /// The next segment the receiver expects.
+    Ack { conn: u64, next: u32 },
 }
 
 /// A connection's sender.
 struct Sender {
-    conn: u32,
+    /// Its send queue's slot, for handing segments back to it.
+    qp: QpId,
     src: NodeId,
     /// The oldest unacknowledged segment.
     una: u32,
@@ -135,9 +136,9 @@ pub struct Tcp {
     min_rto: Time,
     initial_rto: Time,
     max_rto: Time,
-    senders: FxHashMap<QpId, Sender>,
-    receivers: FxHashMap<u32, Receiver>,
-    next_conn: u32,
+    /// By connection (`conn`).
+    senders: FxHashMap<u64, Sender>,
+    receivers: FxHashMap<u64, Receiver>,
     c: Counters,
 }
 
@@ -178,7 +179,6 @@ window allows (go-back-N); the RTO's clock granularity is zero.
             max_rto: ps_from_ns(s.max_rto_ns),
             senders: FxHashMap::default(),
             receivers: FxHashMap::default(),
-            next_conn: 0,
             c: Counters::default(),
         }
     }
@@ -192,10 +192,10 @@ impl Sender {
 
     /// Starts the retransmission timer's event for the current deadline unless one is due
     /// before it (a timer that fires early re-arms itself).
-    fn arm(&mut self, ctx: &mut Ctx<TcpHeader>, qp: QpId) {
+    fn arm(&mut self, ctx: &mut Ctx<TcpHeader>, conn: u64) {
         if let Some(d) = self.deadline {
             if self.timer_at.is_none_or(|t| t > d) {
-                ctx.set_timer(d, (self.conn as u64) << 32 | qp.0 as u64);
+                ctx.set_timer(d, conn);
                 self.timer_at = Some(d);
             }
         }
@@ -213,26 +213,33 @@ impl Sender {
 
     /// Hands the NIC the segments from `nxt` that the window now admits, while resending after
     /// a timeout.
-    fn resend_admitted(&mut self, ctx: &mut Ctx<TcpHeader>, qp: QpId, receiver_window: u32) {
+    fn resend_admitted(&mut self, ctx: &mut Ctx<TcpHeader>, receiver_window: u32) {
         while self.nxt < self.high && self.nxt - self.una < self.window(receiver_window) {
             let (pkt, resent) = &mut self.unacked[(self.nxt - self.una) as usize];
             *resent = true;
-            ctx.retransmit(self.src, qp, *pkt);
+            ctx.retransmit(self.src, self.qp, *pkt);
             self.nxt += 1;
         }
     }
 
     /// Resends the oldest unacknowledged segment now.
-    fn resend_oldest(&mut self, ctx: &mut Ctx<TcpHeader>, qp: QpId) {
+    fn resend_oldest(&mut self, ctx: &mut Ctx<TcpHeader>) {
         let (pkt, resent) = self.unacked.front_mut().expect("a segment is unacknowledged");
         *resent = true;
-        ctx.retransmit(self.src, qp, *pkt);
+        ctx.retransmit(self.src, self.qp, *pkt);
     }
 }
 
+/// A connection: the source and its send queue's number there (`QueueView::number`), unique in
+/// the run and the same however it is split over threads. It names the timer too, so timers due
+/// at one instant fire in the order of their connections' numbers.
+fn conn(q: &QueueView) -> u64 {
+    (q.src.0 as u64) << 32 | q.number as u64
+}
+
 impl Tcp {
-    fn on_ack(&mut self, ctx: &mut Ctx<TcpHeader>, conn: u32, qp: QpId, next: u32) {
-        let Some(s) = self.senders.get_mut(&qp).filter(|s| s.conn == conn) else { return };
+    fn on_ack(&mut self, ctx: &mut Ctx<TcpHeader>, conn: u64, next: u32) {
+        let Some(s) = self.senders.get_mut(&conn) else { return };
         let now = ctx.now();
         if next > s.una {
             let mut sample = None;
@@ -256,11 +263,11 @@ impl Tcp {
             s.dupacks = 0;
             // RFC 6298 §5.3: the timer restarts on an ACK of new data.
             s.deadline = (s.una < s.high).then_some(now + s.rto);
-            s.arm(ctx, qp);
-            s.resend_admitted(ctx, qp, self.window);
+            s.arm(ctx, conn);
+            s.resend_admitted(ctx, self.window);
             ctx.wake_nic(s.src);
             if s.una == s.high {
-                ctx.offer_release(s.src, qp);
+                ctx.offer_release(s.src, s.qp);
             }
         } else if next == s.una && s.una < s.high {
             s.dupacks += 1;
@@ -269,7 +276,7 @@ impl Tcp {
                 s.ssthresh = ((s.high - s.una) as f64 / 2.0).max(2.0);
                 s.cwnd = s.ssthresh + 3.0;
                 s.recovering = true;
-                s.resend_oldest(ctx, qp);
+                s.resend_oldest(ctx);
             } else if s.recovering {
                 s.cwnd += 1.0;
                 ctx.wake_nic(s.src);
@@ -277,28 +284,29 @@ impl Tcp {
         }
     }
 
-    fn on_timeout(&mut self, ctx: &mut Ctx<TcpHeader>, conn: u32, qp: QpId) {
+    fn on_timeout(&mut self, ctx: &mut Ctx<TcpHeader>, conn: u64) {
         let now = ctx.now();
-        let Some(s) = self.senders.get_mut(&qp).filter(|s| s.conn == conn && s.timer_at == Some(now)) else { return };
+        let Some(s) = self.senders.get_mut(&conn).filter(|s| s.timer_at == Some(now)) else { return };
         s.timer_at = None;
         match s.deadline {
             Some(d) if d <= now => {}
-            _ => return s.arm(ctx, qp),
+            _ => return s.arm(ctx, conn),
         }
         self.c.timeouts += 1;
         s.ssthresh = ((s.high - s.una) as f64 / 2.0).max(2.0);
         (s.cwnd, s.recovering, s.dupacks) = (1.0, false, 0);
         s.rto = (s.rto * 2).min(self.max_rto);
         s.nxt = s.una;
-        s.resend_admitted(ctx, qp, self.window);
+        s.resend_admitted(ctx, self.window);
         s.deadline = Some(now + s.rto);
-        s.arm(ctx, qp);
+        s.arm(ctx, conn);
     }
 }
 
 impl Mechanism for Tcp {
     type Header = TcpHeader;
     const HOOKS: Hooks = Hooks { message: true, inject_gate: true, injected: true, deliver: true, control: true, timer: true, ..Hooks::NONE };
+    const PARTITIONED: bool = true;
     const GATE_ONLY_READS: bool = true;
 
     fn name(&self) -> &'static str {
@@ -310,13 +318,12 @@ impl Mechanism for Tcp {
     }
 
     fn on_message(&mut self, _: &mut Ctx<TcpHeader>, q: QueueView, _: u32) {
-        if self.senders.contains_key(&q.qp) {
+        if self.senders.contains_key(&conn(&q)) {
             return;
         }
         self.c.connections += 1;
-        self.next_conn = self.next_conn.wrapping_add(1);
         let s = Sender {
-            conn: self.next_conn,
+            qp: q.qp,
             src: q.src,
             una: 0,
             nxt: 0,
@@ -331,11 +338,11 @@ impl Mechanism for Tcp {
             deadline: None,
             timer_at: None,
         };
-        self.senders.insert(q.qp, s);
+        self.senders.insert(conn(&q), s);
     }
 
     fn inject_gate(&mut self, _: &mut Ctx<TcpHeader>, q: QueueView) -> Gate {
-        let Some(s) = self.senders.get(&q.qp) else { return Gate::Now(DATA_VC) };
+        let Some(s) = self.senders.get(&conn(&q)) else { return Gate::Now(DATA_VC) };
         // Resent segments were admitted by the window when they were handed back.
         if q.retransmission || (s.nxt == s.high && s.high - s.una < s.window(self.window)) {
             Gate::Now(DATA_VC)
@@ -345,9 +352,10 @@ impl Mechanism for Tcp {
     }
 
     fn on_injected(&mut self, ctx: &mut Ctx<TcpHeader>, q: QueueView, pkt: &mut Packet<TcpHeader>) {
-        let Some(s) = self.senders.get_mut(&q.qp) else { return };
+        let conn = conn(&q);
+        let Some(s) = self.senders.get_mut(&conn) else { return };
         if matches!(pkt.hdr, TcpHeader::Unsent) {
-            pkt.hdr = TcpHeader::Segment { conn: s.conn, seq: s.high };
+            pkt.hdr = TcpHeader::Segment { conn, seq: s.high };
             s.high += 1;
             s.nxt = s.high;
             ctx.track_copies(pkt);
@@ -355,17 +363,21 @@ impl Mechanism for Tcp {
         }
         if s.deadline.is_none() {
             s.deadline = Some(ctx.now() + s.rto);
-            s.arm(ctx, q.qp);
+            s.arm(ctx, conn);
         }
     }
 
     fn release_queue(&mut self, _: &mut Ctx<TcpHeader>, q: QueueView) -> bool {
-        let Some(s) = self.senders.get(&q.qp) else { return true };
+        let conn = conn(&q);
+        let Some(s) = self.senders.get(&conn) else { return true };
         if s.una < s.high {
             return false; // `on_ack` offers it again once all is acknowledged
         }
-        self.receivers.remove(&s.conn);
-        self.senders.remove(&q.qp);
+        // The receiver's state goes with the connection where the receiver is in this thread;
+        // in a run split over threads the other thread keeps it (a few bytes per connection,
+        // never used again: connections are not renumbered).
+        self.receivers.remove(&conn);
+        self.senders.remove(&conn);
         true
     }
 
@@ -381,17 +393,17 @@ impl Mechanism for Tcp {
             r.ahead.insert(seq);
         }
         self.c.acks += 1;
-        ctx.send_control(node, pkt.src, DATA_VC, ACK, TcpHeader::Ack { conn, qp: pkt.qp, next: r.next });
+        ctx.send_control(node, pkt.src, DATA_VC, ACK, TcpHeader::Ack { conn, next: r.next });
     }
 
     fn on_control(&mut self, ctx: &mut Ctx<TcpHeader>, _: NodeId, pkt: &Packet<TcpHeader>) {
-        if let (PacketKind::Control(ACK), TcpHeader::Ack { conn, qp, next }) = (pkt.kind, pkt.hdr) {
-            self.on_ack(ctx, conn, qp, next);
+        if let (PacketKind::Control(ACK), TcpHeader::Ack { conn, next }) = (pkt.kind, pkt.hdr) {
+            self.on_ack(ctx, conn, next);
         }
     }
 
     fn on_timer(&mut self, ctx: &mut Ctx<TcpHeader>, token: u64) {
-        self.on_timeout(ctx, (token >> 32) as u32, QpId((token & 0xffff_ffff) as u32));
+        self.on_timeout(ctx, token);
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {

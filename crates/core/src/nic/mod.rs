@@ -20,6 +20,9 @@ pub struct Message {
 pub struct SendQueue<H> {
     pub src: NodeId,
     pub dst: NodeId,
+    /// The queue's number at its NIC (`Nic::open_queue`): fixed by that NIC's own history, where
+    /// the `QpId` of its slot depends on every NIC of the thread.
+    pub number: u32,
     pub messages: VecDeque<Message>,
     /// Packets handed back by the mechanism (e.g. SRP's dropped speculative packets): they go
     /// before the messages' new packets, through the same injection gate.
@@ -76,6 +79,8 @@ pub struct Nic {
     pub lines: Vec<(u32, Vec<NodeId>, bool)>,
     /// Data packets this NIC has created: the count behind their identities (`next_uid`).
     created: u64,
+    /// Send queues this NIC has opened: the count behind their numbers (`open_queue`).
+    opened: u32,
 }
 
 impl Nic {
@@ -94,6 +99,7 @@ impl Nic {
             tx_bytes: 0,
             lines: Vec::new(),
             created: 0,
+            opened: 0,
         }
     }
 
@@ -103,6 +109,17 @@ impl Nic {
     pub fn next_uid(&mut self, node: NodeId) -> u64 {
         self.created += 1;
         (node.0 as u64) << UID_COUNT_BITS | self.created
+    }
+}
+
+impl Nic {
+    /// Opens a send queue of this NIC (`node`) to `dst` in `queues`. Its number counts the
+    /// queues the NIC has opened, so it names the queue alike however a run is split over
+    /// threads: mechanisms key per-queue state that must not depend on the split by
+    /// (`src`, `QueueView::number`).
+    pub fn open_queue<H>(&mut self, queues: &mut SendQueues<H>, node: NodeId, dst: NodeId) -> QpId {
+        self.opened += 1;
+        queues.open(node, dst, self.opened)
     }
 }
 
@@ -123,15 +140,15 @@ impl<H> Default for SendQueues<H> {
 }
 
 impl<H> SendQueues<H> {
-    pub fn open(&mut self, src: NodeId, dst: NodeId) -> QpId {
+    fn open(&mut self, src: NodeId, dst: NodeId, number: u32) -> QpId {
         match self.free.pop() {
             Some(id) => {
                 let q = &mut self.slots[id.idx()];
-                (q.src, q.dst, q.open) = (src, dst, true);
+                (q.src, q.dst, q.number, q.open) = (src, dst, number, true);
                 id
             }
             None => {
-                self.slots.push(SendQueue { src, dst, messages: VecDeque::new(), retx: VecDeque::new(), head_since: 0, active: false, open: true });
+                self.slots.push(SendQueue { src, dst, number, messages: VecDeque::new(), retx: VecDeque::new(), head_since: 0, active: false, open: true });
                 QpId::new(self.slots.len() - 1)
             }
         }

@@ -49,9 +49,15 @@ impl<M: Mechanism> Sim<M> {
         let packets = msg.packets;
         let nic = &mut self.nics[node.idx()];
         let qps = &mut self.qps;
-        let qp = match self.p.queue_per_flow {
-            true => qps.open(node, dst),
-            false => *nic.qp_of.entry(dst).or_insert_with(|| qps.open(node, dst)),
+        let qp = match (self.p.queue_per_flow, nic.qp_of.get(&dst)) {
+            (false, Some(&qp)) => qp,
+            (per_flow, _) => {
+                let qp = nic.open_queue(qps, node, dst);
+                if !per_flow {
+                    nic.qp_of.insert(dst, qp);
+                }
+                qp
+            }
         };
         let q = &mut qps.slots[qp.idx()];
         if q.messages.is_empty() {
@@ -76,6 +82,7 @@ impl<M: Mechanism> Sim<M> {
         let head_class = q.retx.front().map_or(class, |p| p.class);
         QueueView {
             qp,
+            number: q.number,
             src: q.src,
             dst: q.dst,
             retransmission: !q.retx.is_empty(),

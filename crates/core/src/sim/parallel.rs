@@ -19,7 +19,7 @@ use super::partition::{Layout, Msg, Part};
 use super::{OnProgress, Progress, Sim};
 use crate::cc::registry::Registered;
 use crate::cc::Mechanism;
-use crate::config::{Config, FlowControlConfig};
+use crate::config::Config;
 use crate::error::{ConfigError, RunError};
 use crate::stats::Summary;
 use crate::switch::queues::Spec;
@@ -190,12 +190,6 @@ pub(crate) fn layout<M: Mechanism>(cfg: &Config, _mech: &M, threads: usize) -> R
         return refuse(
             "simulation.threads",
             format!("`{}` cannot yet run on several threads (its hooks have not been shown to touch only their own NIC's or switch's state)", cfg.cc.mechanism),
-        );
-    }
-    if !matches!(cfg.flow_control, FlowControlConfig::Credits) {
-        return refuse(
-            "flow_control.kind",
-            "a run on several threads needs credit flow control (PFC and lossy links keep state at both ends of a channel)".into(),
         );
     }
     if crate::routing::selected(&cfg.routing, &topo) == "ecmp" {

@@ -95,7 +95,7 @@ impl Layout {
     fn home(&self, ev: &Event) -> Option<u16> {
         match *ev {
             Event::HeadArrive { ch, .. } | Event::Deliver { ch, .. } => Some(self.down[ch.idx()]),
-            Event::Credit { ch, .. } | Event::Isolation { ch, .. } => Some(self.up[ch.idx()]),
+            Event::Credit { ch, .. } | Event::Pause { ch, .. } | Event::Isolation { ch, .. } => Some(self.up[ch.idx()]),
             _ => None,
         }
     }

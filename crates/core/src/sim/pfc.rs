@@ -139,10 +139,11 @@ impl<M: Mechanism> Sim<M> {
     fn pfc_frame(&mut self, pfc: Pfc, ch: ChannelId, vc: Vc, pause: bool, at: Time) {
         self.stats.counters.pauses += pause as u64;
         let c = &self.topo.channels[ch.idx()];
+        let (flight, pause_time) = (pfc.flight(c), pfc.pause_time(c));
         let quanta = if pause { pfc.quanta } else { 0 };
-        self.events.push(at + pfc.flight(c), Event::Pause { ch, vc, quanta });
+        self.post(at + flight, Event::Pause { ch, vc, quanta });
         if pause {
-            let due = at + pfc.pause_time(c) / 2;
+            let due = at + pause_time / 2;
             let i = self.pfc_at(ch, vc);
             self.pfc[i].refresh_at = due;
             self.events.push(due, Event::PauseRefresh { ch, vc });

@@ -374,7 +374,7 @@ mod tests {
         let (mut events, mut slab, mut control) = (EventQueue::default(), Slab::default(), vec![std::collections::VecDeque::new(); 2]);
         let (mut rngs, mut sent, mut deferred, mut copies) = (crate::cc::Streams::new(1), 0, Vec::new(), Copies::default());
         let rate = Rate::from_gbps(13.5);
-        let q = QueueView { qp: QpId(0), src: NodeId(0), dst: NodeId(1), retransmission: false, head_message_packets: 2, head_message_left: 2, head_class: 0, link_rate: rate };
+        let q = QueueView { qp: QpId(0), number: 1, src: NodeId(0), dst: NodeId(1), retransmission: false, head_message_packets: 2, head_message_left: 2, head_class: 0, link_rate: rate };
         let mut pkt = Packet {
             src: NodeId(0),
             dst: NodeId(1),
