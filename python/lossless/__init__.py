@@ -11,7 +11,7 @@ from importlib import import_module
 
 from ._lossless import ConfigError, InternalError, __commit__, __version__
 from .parallel import run_many
-from .run import DeadlockError, Result, run, validate
+from .run import DeadlockError, Result, run, threads_per_run, validate
 from .saturation import Saturation, overload_throughput, saturation
 
 # What needs pandas or matplotlib is imported on first use (PEP 562), so that `lossless run`
@@ -26,7 +26,7 @@ _LAZY = {
 
 __all__ = [
     "ConfigError", "DeadlockError", "InternalError", "Result", "Saturation", "__commit__", "__version__",
-    "overload_throughput", "run", "run_many", "saturation", "validate", *_LAZY,
+    "overload_throughput", "run", "run_many", "saturation", "threads_per_run", "validate", *_LAZY,
 ]
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import math
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence, Union
 
 from . import _lossless
 from .deprecation import renamed_kwargs
@@ -36,6 +37,24 @@ def _config_args(config: ConfigLike) -> dict[str, str]:
     if isinstance(config, str):
         return {"toml_text": config}
     raise TypeError(f"config must be a path, TOML text or a dict, not {type(config).__name__}")
+
+
+#: Threads of each run that does not name its own (`threads_per_run`); None: the config's.
+_threads_per_run: int | None = None
+
+
+@contextmanager
+def threads_per_run(threads: int | None) -> Iterator[None]:
+    """Within it, every `run` that is not given `threads=` uses `threads` threads: for code that
+    runs simulations several calls deep (`lossless reproduce --threads`). Results are identical
+    for every count."""
+    global _threads_per_run
+    _overrides(None, None, threads)  # refuses a bad count before anything runs
+    before, _threads_per_run = _threads_per_run, threads
+    try:
+        yield
+    finally:
+        _threads_per_run = before
 
 
 def _overrides(seed: int | None, overrides: Sequence[str] | Mapping[str, Any] | None, threads: int | None = None) -> list[str]:
@@ -167,8 +186,8 @@ def run(config: ConfigLike, *, seed: int | None = None, overrides: Sequence[str]
 
     config: path to a TOML scenario, TOML text, or a dict of the same shape.
     seed: overrides ``simulation.seed``.
-    threads: overrides ``simulation.threads``, the threads this run uses (0: one per core);
-    results are identical for every count.
+    threads: overrides ``simulation.threads``, the threads this run uses (0: one per core;
+    default: the config's, or ``threads_per_run``'s); results are identical for every count.
     overrides: as ``["traffic.0.load=0.5"]`` or ``{"traffic.0.load": 0.5}`` (``set=`` before 0.2).
     Raises ``lossless.ConfigError`` (a ``ValueError``) naming the key on bad input,
     ``lossless.DeadlockError`` if the network deadlocks (its ``result`` has the results up to
@@ -176,6 +195,7 @@ def run(config: ConfigLike, *, seed: int | None = None, overrides: Sequence[str]
     """
     import pandas as pd
 
+    threads = _threads_per_run if threads is None else threads
     summary, series, links, flows = _lossless.run(**_config_args(config), overrides=_overrides(seed, overrides, threads))
     result = Result(
         summary=json.loads(summary),

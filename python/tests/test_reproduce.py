@@ -50,6 +50,17 @@ def test_short_reproductions_hold(tmp_path, target):
     assert r.ok, r.table()
 
 
+def test_reproduce_threads_gives_the_same_checks_and_refuses_a_bad_count(tmp_path):
+    # ACC-3 runs TCP over PFC and ACCurate: both split over threads.
+    args = ["lossless", "reproduce", "acc-3", "--out"]
+    one = subprocess.run([*args, str(tmp_path / "one")], capture_output=True, text=True)
+    two = subprocess.run([*args, str(tmp_path / "two"), "--threads", "2"], capture_output=True, text=True)
+    assert one.returncode == two.returncode == 0, one.stderr + two.stderr
+    assert (tmp_path / "one" / "acc-3" / "checks.csv").read_text() == (tmp_path / "two" / "acc-3" / "checks.csv").read_text()
+    bad = subprocess.run([*args, str(tmp_path / "bad"), "--threads", "-1"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "`threads`" in bad.stderr and "Traceback" not in bad.stderr, bad.stderr
+
+
 def test_ib_t2_reproduces(tmp_path):
     # IB-T2/T3 in short mode (100 ms phases): every headline holds.
     r = reproduce("ib-t2", tmp_path)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..outputs import OutputError, claim_dir
+from ..run import threads_per_run
 from ..sweeps.store import write_atomically
 
 # The example scenarios ship inside the package (`examples/` of a checkout links to them), so
@@ -90,12 +91,17 @@ def save_figure(fig, out: Path) -> Path:
     return plot.save(fig, out / "figure.png")
 
 
-def reproduce(id: str, out: Path, full: bool = False, jobs: int | None = None) -> Reproduction:
-    """Runs target `id`, writes its figure and table under `out/id`, returns the result."""
+def reproduce(id: str, out: Path, full: bool = False, jobs: int | None = None, threads: int | None = None) -> Reproduction:
+    """Runs target `id`, writes its figure and table under `out/id`, returns the result.
+
+    jobs: simulations at once (default: one per core); threads: threads of each simulation
+    (default 1; 0: one per core), for targets whose time one long run dominates.
+    """
     if id not in TARGETS:
         raise KeyError(f"unknown reproduction `{id}`; known: {', '.join(sorted(TARGETS))}")
-    d = claim_dir(Path(out) / id, "reproduce")
-    r = TARGETS[id].run(d, full, jobs)
+    with threads_per_run(threads):
+        d = claim_dir(Path(out) / id, "reproduce")
+        r = TARGETS[id].run(d, full, jobs)
 
     def write_checks(tmp: str) -> None:
         with open(tmp, "w", newline="") as f:
@@ -115,6 +121,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--full", action="store_true", help="the paper's run lengths (minutes to hours)")
     ap.add_argument("--out", type=Path, default=Path("reproductions"), help="output directory (default: ./reproductions)")
     ap.add_argument("--jobs", type=int, default=None, help="simulations at once (default: all cores)")
+    ap.add_argument("--threads", type=int, default=None, help="threads of each simulation (default 1; 0: one per core): results are identical, a target one long run dominates finishes sooner")
     args = ap.parse_args(argv)
     if args.list or not args.ids:
         for t in TARGETS.values():
@@ -130,7 +137,7 @@ def main(argv: list[str]) -> int:
         print(f"{i}: running{' --full' if args.full else ''} ...", file=sys.stderr, flush=True)
         start = time.monotonic()
         try:
-            r = reproduce(i, args.out, args.full, args.jobs)
+            r = reproduce(i, args.out, args.full, args.jobs, args.threads)
         except (FileNotFoundError, ValueError) as e:  # ValueError includes ConfigError and OutputError
             print(f"error: {i}: {e}", file=sys.stderr)
             return 2
