@@ -49,7 +49,8 @@ def threads_per_run(threads: int | None) -> Iterator[None]:
     runs simulations several calls deep (`lossless reproduce --threads`). Results are identical
     for every count."""
     global _threads_per_run
-    _overrides(None, None, threads)  # refuses a bad count before anything runs
+    if threads is not None:
+        _check_threads(threads)  # before anything runs
     before, _threads_per_run = _threads_per_run, threads
     try:
         yield
@@ -70,10 +71,14 @@ def _overrides(seed: int | None, overrides: Sequence[str] | Mapping[str, Any] | 
             raise _lossless.ConfigError(f"`seed`: must be a non-negative integer, got {seed!r}")
         out.append(f"simulation.seed={seed}")
     if threads is not None:
-        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
-            raise _lossless.ConfigError(f"`threads`: must be a non-negative integer (0: one per core), got {threads!r}")
-        out.append(f"simulation.threads={threads}")
+        out.append(f"simulation.threads={_check_threads(threads)}")
     return out
+
+
+def _check_threads(threads: Any) -> int:
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
+        raise _lossless.ConfigError(f"`threads`: must be a non-negative integer (0: one per core), got {threads!r}")
+    return threads
 
 
 def _toml_value(v: Any) -> str:

@@ -110,9 +110,7 @@ impl Nic {
         self.created += 1;
         (node.0 as u64) << UID_COUNT_BITS | self.created
     }
-}
 
-impl Nic {
     /// Opens a send queue of this NIC (`node`) to `dst` in `queues`. Its number counts the
     /// queues the NIC has opened, so it names the queue alike however a run is split over
     /// threads: mechanisms key per-queue state that must not depend on the split by
