@@ -135,8 +135,8 @@ def test_threads_give_the_same_result_and_bad_counts_are_refused(default_example
     for bad in (-1, 1.5, True, "2"):
         with pytest.raises(lossless.ConfigError, match="`threads`"):
             lossless.run(default_example, overrides=SHORT, threads=bad)
-    with pytest.raises(lossless.ConfigError, match="routing.algorithm"):
-        lossless.run(default_example, overrides=[*SHORT, 'routing.algorithm="ecmp"'], threads=2)
+    with pytest.raises(lossless.ConfigError, match="simulation.threads.*no latency"):
+        lossless.run(default_example, overrides=[*SHORT, "topology.latency_ns=0"], threads=2)
 
 
 @pytest.mark.parametrize(

@@ -22,6 +22,12 @@ pub struct Packet<H> {
     pub vc: Vc,
     pub class: ClassId,
     pub qp: QpId,
+    /// Which of its source's flows to its destination the packet is in, the flow ECMP keeps on
+    /// one path: 0 where one send queue takes every message to a destination, the message's
+    /// queue number (`QueueView::number`) where each message has its own (`nic.send_queues =
+    /// "per_flow"`). Unlike `qp`'s slot, the same however a run is split over threads. 0 for
+    /// control packets.
+    pub flow: u32,
     /// Creation of the message the packet belongs to.
     pub created: Time,
     /// When the packet reached the head of its send queue.

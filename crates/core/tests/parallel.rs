@@ -1,7 +1,7 @@
 //! A run split over threads (`simulation.threads`) gives the one-thread results bit for bit:
 //! every shipped example, under each mechanism that runs on several threads, on two threads
 //! divided two ways (pods together; switches dealt out in turn, so every channel between
-//! switches crosses threads); and what cannot run on several threads is refused by name.
+//! switches crosses threads); and a division no thread could run ahead of is refused by name.
 
 mod common;
 use common::*;
@@ -187,9 +187,27 @@ fn a_deadlock_is_found_and_reported_alike_on_several_threads() {
 }
 
 #[test]
-fn what_cannot_be_split_is_refused_naming_the_setting() {
-    let base = example("fattree256_uniform.toml");
-    let refused = |overrides: &[&str]| run_on(&config_with(&base, overrides), 2, "linear").expect_err("refused");
-    assert!(refused(&["switch.voq.per_output_buffers=true"]).contains("`switch.voq.per_output_buffers`"));
-    assert!(refused(&["routing.algorithm=\"ecmp\""]).contains("`routing.algorithm`"));
+fn ecmp_and_per_output_buffers_run_bit_for_bit_on_several_threads() {
+    // ECMP hashes the queue's number the packet carries; per-output buffers route one switch
+    // ahead with the upstream switch's stream (nca draws up ports there; UGAL decides at the
+    // first switch, which routes on arrival).
+    let cases: [(&str, &str, &[&str]); 4] = [
+        ("fattree256_uniform.toml", "none", &["routing.algorithm=\"ecmp\""]),
+        ("fattree256_uniform.toml", "srp", &["switch.voq.per_output_buffers=true"]),
+        ("cbcm/fb16_hotspot.toml", "cbcm", &["switch.voq.per_output_buffers=true"]),
+        ("cbcm/fb512_hotspot.toml", "ideal", &["switch.voq.per_output_buffers=true"]),
+    ];
+    for (path, mechanism, extra) in cases {
+        let text = toml::to_string(&running(&example(path), mechanism)).unwrap();
+        let what = format!("{path} with {mechanism}, {extra:?}");
+        assert!(same_on_every_division(&what, &config_with(&text, &[&SHORT[..], extra].concat())), "{what} was refused");
+    }
+}
+
+#[test]
+fn a_division_no_thread_could_run_ahead_of_is_refused_naming_the_setting() {
+    let cfg = example_with("fattree256_uniform.toml", &["topology.latency_ns=0"]);
+    let e = run_on(&cfg, 2, "linear").expect_err("refused");
+    assert!(e.contains("`simulation.threads`") && e.contains("no latency"), "{e}");
+    run_on(&cfg, 1, "linear").expect("runs on one thread");
 }

@@ -100,6 +100,7 @@ impl<H> Ctx<'_, H> {
             vc,
             class: 0,
             qp: QpId(0),
+            flow: 0,
             created: self.now,
             ready: self.now,
             injected: self.now,

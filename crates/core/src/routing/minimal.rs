@@ -67,7 +67,7 @@ mod tests {
             let mut rng = crate::rng::stream(1, crate::rng::Family::Switch, 0);
             for src in 0..topo.switches.len() as u32 {
                 for dst in (0..topo.hosts() as u32).map(NodeId) {
-                    let hops = graph.add_route(SwitchId(src), dst, Leg::START, |sw, leg| routing.route(sw, dst, Flow { src: NodeId(0), queue: 0 }, leg, &[], &mut rng));
+                    let hops = graph.add_route(SwitchId(src), dst, Leg::START, |sw, leg| routing.route(sw, dst, Flow { src: NodeId(0), id: 0 }, leg, &[], &mut rng));
                     assert!(hops <= 3, "{p} {a} {h}: {src} -> {dst:?} took {hops} hops");
                 }
             }

@@ -76,12 +76,13 @@ impl Leg {
     }
 }
 
-/// The flow a packet belongs to, for routings that keep a flow on one path (ECMP): its source
-/// and its send queue (a connection, or one message with `nic.send_queues = "per_flow"`).
+/// The flow a packet belongs to, for routings that keep a flow on one path (ECMP): its source,
+/// and which of that source's flows to the packet's destination (`Packet::flow`: 0, or the
+/// message's own with `nic.send_queues = "per_flow"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Flow {
     pub src: NodeId,
-    pub queue: u32,
+    pub id: u32,
 }
 
 /// A routing function.

@@ -94,17 +94,19 @@ impl UpDown {
         let j = match self.climb {
             Climb::Random => rng.random_range(0..t.up.len()),
             Climb::DmodK => (dst / t.stride) as usize % t.up.len(),
-            Climb::Hash => (flow_hash(flow, sw) % t.up.len() as u64) as usize,
+            Climb::Hash => (flow_hash(flow, NodeId(dst), sw) % t.up.len() as u64) as usize,
         };
         t.up[j]
     }
 }
 
-/// A fixed hash of a flow at a switch: SplitMix64's finalizer (Steele, Lea and Flood, OOPSLA
-/// 2014) over source, queue and switch, so that a flow's choices at successive levels are
-/// independent, and the same in every run.
-fn flow_hash(flow: Flow, sw: SwitchId) -> u64 {
-    let mut x = (u64::from(flow.src.0) << 32 | u64::from(flow.queue)) ^ u64::from(sw.0).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+/// A fixed hash of a flow to `dst` at a switch: SplitMix64's finalizer (Steele, Lea and Flood,
+/// OOPSLA 2014) over source, flow, destination and switch, so that a flow's choices at
+/// successive levels are independent, and the same in every run.
+fn flow_hash(flow: Flow, dst: NodeId, sw: SwitchId) -> u64 {
+    let mut x = (u64::from(flow.src.0) << 32 | u64::from(flow.id))
+        ^ u64::from(dst.0).wrapping_mul(0xD1B5_4A32_D192_ED03)
+        ^ u64::from(sw.0).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     x ^ (x >> 31)

@@ -343,6 +343,7 @@ impl<M: Mechanism> Sim<M> {
             vc,
             class: msg.class,
             qp,
+            flow: if self.p.queue_per_flow { q.number } else { 0 },
             created: msg.created,
             ready: q.head_since,
             injected: now,

@@ -22,7 +22,6 @@ use crate::cc::Mechanism;
 use crate::config::Config;
 use crate::error::{ConfigError, RunError};
 use crate::stats::Summary;
-use crate::switch::queues::Spec;
 use crate::time::Time;
 use crate::topology::Topology;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -185,24 +184,14 @@ pub(crate) fn layout<M: Mechanism>(cfg: &Config, _mech: &M, threads: usize) -> R
     if layout.parts == 1 {
         return Ok(layout);
     }
-    let refuse = |key: &str, why: String| Err(ConfigError::new(key, format!("{why}; or set simulation.threads = 1")));
     if !M::PARTITIONED {
-        return refuse(
+        return Err(ConfigError::new(
             "simulation.threads",
-            format!("`{}` cannot yet run on several threads (its hooks have not been shown to touch only their own NIC's or switch's state)", cfg.cc.mechanism),
-        );
-    }
-    if crate::routing::selected(&cfg.routing, &topo) == "ecmp" {
-        return refuse(
-            "routing.algorithm",
-            "`ecmp` hashes a packet's send queue, whose number depends on the order in which all the NICs of a thread opened theirs".into(),
-        );
-    }
-    if matches!(Spec::of_data_vcs(&cfg.switch)?, Spec::Voq(v) if v.per_output_buffers) {
-        return refuse(
-            "switch.voq.per_output_buffers",
-            "per-output buffers route a packet one switch ahead, reaching into the next switch's state, which another thread may hold".into(),
-        );
+            format!(
+                "`{}` cannot yet run on several threads (its hooks have not been shown to touch only their own NIC's or switch's state); or set simulation.threads = 1",
+                cfg.cc.mechanism
+            ),
+        ));
     }
     Ok(layout)
 }
@@ -305,4 +294,36 @@ fn merge<M: Mechanism>(mut sims: Vec<Sim<M>>, layout: &Layout, stuck: Option<(Ti
     let host_in = &whole.topo.host_in;
     whole.stats.flows.sort_records(|h| host_in[h.idx()].0 as u64);
     whole.summary_of(wall_s, events, counters, queued, isolation.flatten())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::{Hooks, VcRole};
+
+    /// A mechanism as a new plug-in starts: it has not declared `PARTITIONED`.
+    struct Unproven;
+
+    impl Mechanism for Unproven {
+        type Header = ();
+        const HOOKS: Hooks = Hooks::NONE;
+
+        fn name(&self) -> &'static str {
+            "unproven"
+        }
+
+        fn vcs(&self) -> Vec<VcRole> {
+            vec![VcRole::DATA]
+        }
+    }
+
+    #[test]
+    fn a_mechanism_not_shown_to_keep_to_its_own_state_is_refused_above_one_thread() {
+        let text = "[topology]\nkind = \"kary_ntree\"\nk = 4\nn = 2\n[[traffic]]\npattern = \"uniform\"\nload = 0.3\n";
+        let cfg = Config::from_toml_str(text, &[]).unwrap();
+        assert_eq!(layout(&cfg, &Unproven, 1).unwrap().parts, 1);
+        let Err(e) = layout(&cfg, &Unproven, 2) else { panic!("split over two threads") };
+        assert_eq!(e.key, "simulation.threads");
+        assert!(e.message.contains("or set simulation.threads = 1"), "{e}");
+    }
 }

@@ -92,15 +92,14 @@ impl<M: Mechanism> Sim<M> {
 
     /// Routes `pkt` at switch `s`: to the port the switch before chose for it (lookahead), else
     /// now. If it leaves on a VC whose next buffers are per output port, routes it at the next
-    /// switch too, with that switch's state now, so that it knows which buffer to take credits
-    /// for (BookSim's lookahead routing; adaptive routings decide at the first switch, which
-    /// routes on arrival).
+    /// switch too, so that it knows which buffer to take credits for (BookSim's lookahead
+    /// routing).
     fn route_here(&mut self, s: SwitchId, pkt: PacketId) {
         let p = self.slab.get_mut(pkt);
         let sw = &mut self.switches[s.idx()];
         match p.ahead.take() {
             Some((port, leg)) => (p.out_port, p.leg) = (port, leg),
-            None => p.out_port = self.routing.route(s, p.dst, Flow { src: p.src, queue: p.qp.0 }, &mut p.leg, &sw.outputs, &mut sw.rng),
+            None => p.out_port = self.routing.route(s, p.dst, Flow { src: p.src, id: p.flow }, &mut p.leg, &sw.outputs, &mut sw.rng),
         }
         let p = self.slab.get(pkt);
         let out = p.out_port;
@@ -110,9 +109,12 @@ impl<M: Mechanism> Sim<M> {
         let Endpoint::Switch(n, _) = self.topo.channels[self.topo.switches[s.idx()].ports[out.idx()].out.idx()].to else {
             unreachable!("only ports facing a switch have per-output buffers downstream")
         };
-        let (next, p) = (&mut self.switches[n.idx()], self.slab.get_mut(pkt));
+        // With this switch's stream and without the next switch's outputs, which another thread
+        // may hold: routings read outputs only where they decide, at the first switch, and that
+        // switch routes on arrival (inputs fed by hosts have no per-output buffers).
+        let (sw, p) = (&mut self.switches[s.idx()], self.slab.get_mut(pkt));
         let mut leg = p.leg;
-        let port = self.routing.route(n, p.dst, Flow { src: p.src, queue: p.qp.0 }, &mut leg, &next.outputs, &mut next.rng);
+        let port = self.routing.route(n, p.dst, Flow { src: p.src, id: p.flow }, &mut leg, &[], &mut sw.rng);
         p.ahead = Some((port, leg));
     }
 

@@ -383,6 +383,7 @@ mod tests {
             vc: DATA_VC,
             class: 0,
             qp: QpId(0),
+            flow: 0,
             created: 0,
             ready: 0,
             injected: 0,
