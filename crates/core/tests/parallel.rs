@@ -68,6 +68,15 @@ fn same_on_every_division(what: &str, cfg: &Config) -> bool {
 /// example still sends from its first microseconds.
 const SHORT: [&str; 2] = ["simulation.warmup_ns=10000", "simulation.measure_ns=40000"];
 
+/// Each example, under a mechanism, with overrides, shortened: identical on every division.
+fn each_runs_alike(cases: &[(&str, &str, &[&str])]) {
+    for &(path, mechanism, extra) in cases {
+        let text = toml::to_string(&running(&example(path), mechanism)).unwrap();
+        let what = format!("{path} with {mechanism}, {extra:?}");
+        assert!(same_on_every_division(&what, &config_with(&text, &[&SHORT[..], extra].concat())), "{what} was refused");
+    }
+}
+
 #[test]
 fn every_example_runs_bit_for_bit_on_several_threads_or_is_refused_by_name() {
     let mut split = 0;
@@ -169,11 +178,7 @@ fn the_reproductions_variants_run_bit_for_bit_on_several_threads() {
         ("fattree256_uniform.toml", "srp", &["traffic.0.message={kind=\"fixed\",packets=1}", "cc.srp.n_min=1", "traffic.0.load=0.8"]),
         ("fattree256_uniform.toml", "srp", &["cc.srp.early_drop=\"predicted\"", "traffic.0.load=0.8"]),
     ];
-    for (path, mechanism, extra) in cases {
-        let text = toml::to_string(&running(&example(path), mechanism)).unwrap();
-        let what = format!("{path} with {mechanism}, {extra:?}");
-        assert!(same_on_every_division(&what, &config_with(&text, &[&SHORT[..], extra].concat())), "{what} was refused");
-    }
+    each_runs_alike(&cases);
 }
 
 #[test]
@@ -188,7 +193,7 @@ fn a_deadlock_is_found_and_reported_alike_on_several_threads() {
 
 #[test]
 fn ecmp_and_per_output_buffers_run_bit_for_bit_on_several_threads() {
-    // ECMP hashes the queue's number the packet carries; per-output buffers route one switch
+    // ECMP hashes the flow the packet carries; per-output buffers route one switch
     // ahead with the upstream switch's stream (nca draws up ports there; UGAL decides at the
     // first switch, which routes on arrival).
     let cases: [(&str, &str, &[&str]); 4] = [
@@ -197,11 +202,7 @@ fn ecmp_and_per_output_buffers_run_bit_for_bit_on_several_threads() {
         ("cbcm/fb16_hotspot.toml", "cbcm", &["switch.voq.per_output_buffers=true"]),
         ("cbcm/fb512_hotspot.toml", "ideal", &["switch.voq.per_output_buffers=true"]),
     ];
-    for (path, mechanism, extra) in cases {
-        let text = toml::to_string(&running(&example(path), mechanism)).unwrap();
-        let what = format!("{path} with {mechanism}, {extra:?}");
-        assert!(same_on_every_division(&what, &config_with(&text, &[&SHORT[..], extra].concat())), "{what} was refused");
-    }
+    each_runs_alike(&cases);
 }
 
 #[test]
