@@ -15,6 +15,8 @@ import json
 import sys
 import threading
 
+import pytest
+
 import lossless
 from lossless.reproduce import TARGETS, ibcc, reproduce, santos
 
@@ -48,6 +50,8 @@ def _deterministic(out) -> tuple:
     return (json.dumps(summary, sort_keys=True), *out[1:])
 
 
+# Checks over runs of 2 us divide by zero; their figures are not wanted here.
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")
 def test_every_setting_reproduce_runs_gives_the_same_results_on_two_threads(tmp_path, monkeypatch):
     native = sys.modules["lossless.run"]._lossless
     run = native.run
