@@ -40,8 +40,8 @@ def _is_number(value: str) -> bool:
 
 def _setting(config: dict, overrides: list[str]) -> tuple:
     source = hashlib.sha1(json.dumps(config, sort_keys=True).encode()).hexdigest()
-    key, value = zip(*(o.split("=", 1) for o in overrides)) if overrides else ((), ())
-    return source, tuple(sorted(k if _is_number(v) else f"{k}={v}" for k, v in zip(key, value)))
+    pairs = (o.split("=", 1) for o in overrides)
+    return source, tuple(sorted(k if _is_number(v) else f"{k}={v}" for k, v in pairs))
 
 
 def _deterministic(out) -> tuple:

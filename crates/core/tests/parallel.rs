@@ -94,22 +94,19 @@ fn every_example_runs_bit_for_bit_on_several_threads_or_is_refused_by_name() {
 
 #[test]
 fn each_splittable_mechanism_runs_bit_for_bit_on_its_papers_examples() {
-    let cases = [
-        ("srp/hotspot40_background.toml", "ecn"),
-        ("fattree256_uniform.toml", "ecn"),
-        ("cbcm/fb16_hotspot.toml", "cbcm"),
-        ("cbcm/fb16_hotspot.toml", "ideal"),
-        ("dragonfly/df1056_ugal.toml", "cbcm"),
-        ("ibcc/testbed_scenario1.toml", "ibcc"),
-        ("srp/hotspot40_background.toml", "srp"),
-        ("srp/fig1_baseline.toml", "srp"),
-        ("santos/two_switch.toml", "santos"),
-        ("isolation/fattree64_ecocc.toml", "ibcc"),
+    let cases: [(&str, &str, &[&str]); 10] = [
+        ("srp/hotspot40_background.toml", "ecn", &[]),
+        ("fattree256_uniform.toml", "ecn", &[]),
+        ("cbcm/fb16_hotspot.toml", "cbcm", &[]),
+        ("cbcm/fb16_hotspot.toml", "ideal", &[]),
+        ("dragonfly/df1056_ugal.toml", "cbcm", &[]),
+        ("ibcc/testbed_scenario1.toml", "ibcc", &[]),
+        ("srp/hotspot40_background.toml", "srp", &[]),
+        ("srp/fig1_baseline.toml", "srp", &[]),
+        ("santos/two_switch.toml", "santos", &[]),
+        ("isolation/fattree64_ecocc.toml", "ibcc", &[]),
     ];
-    for (path, mechanism) in cases {
-        let text = toml::to_string(&running(&example(path), mechanism)).unwrap();
-        assert!(same_on_every_division(&format!("{path} with {mechanism}"), &config_with(&text, &SHORT)), "{path} with {mechanism} was refused");
-    }
+    each_runs_alike(&cases);
 }
 
 #[test]
@@ -117,11 +114,11 @@ fn srp_runs_bit_for_bit_on_several_threads_with_drops_early_drops_and_resent_cop
     // Speculative packets dropped at switches (NACKs from there, retransmissions), copies
     // resent in order while their originals may still arrive (the table of packets that may
     // arrive twice lives where they are delivered), early drops judged at queue heads.
-    for extra in [&["traffic.0.load=0.8"][..], &["traffic.0.load=0.8", "cc.srp.in_order=true"], &["traffic.0.load=0.8", "cc.srp.early_drop=\"output_full\""]] {
-        let text = toml::to_string(&running(&example("fattree256_uniform.toml"), "srp")).unwrap();
-        let cfg = config_with(&text, &[&SHORT[..], extra].concat());
-        assert!(same_on_every_division(&format!("SRP with {extra:?}"), &cfg));
-    }
+    each_runs_alike(&[
+        ("fattree256_uniform.toml", "srp", &["traffic.0.load=0.8"]),
+        ("fattree256_uniform.toml", "srp", &["traffic.0.load=0.8", "cc.srp.in_order=true"]),
+        ("fattree256_uniform.toml", "srp", &["traffic.0.load=0.8", "cc.srp.early_drop=\"output_full\""]),
+    ]);
 }
 
 #[test]
@@ -193,9 +190,9 @@ fn a_deadlock_is_found_and_reported_alike_on_several_threads() {
 
 #[test]
 fn ecmp_and_per_output_buffers_run_bit_for_bit_on_several_threads() {
-    // ECMP hashes the flow the packet carries; per-output buffers route one switch
-    // ahead with the upstream switch's stream (nca draws up ports there; UGAL decides at the
-    // first switch, which routes on arrival).
+    // ECMP hashes the flow the packet carries; per-output buffers route one switch ahead with
+    // the upstream switch's stream (nca draws up ports there; UGAL decides at the first
+    // switch, which routes on arrival).
     let cases: [(&str, &str, &[&str]); 4] = [
         ("fattree256_uniform.toml", "none", &["routing.algorithm=\"ecmp\""]),
         ("fattree256_uniform.toml", "srp", &["switch.voq.per_output_buffers=true"]),
