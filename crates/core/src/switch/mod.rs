@@ -10,6 +10,7 @@ use crate::ids::{NodeId, PacketId, PortId, Vc};
 use crate::rng::Stream;
 pub use credits::{Credits, Pooling};
 use queues::{Popped, Queueing, Queues, Spec};
+use smallvec::{smallvec, SmallVec};
 use std::collections::VecDeque;
 
 /// A virtual channel as the network builds it: the mechanism's priority class and the input
@@ -105,19 +106,19 @@ impl OutputVc {
 }
 
 pub struct Output {
-    pub vcs: Vec<OutputVc>,
+    pub vcs: SmallVec<[OutputVc; 1]>,
     /// Per VC: bytes in this switch's input buffers routed to this output (the total
     /// occupancy of its virtual output queues, SRP paper §4's ECN trigger).
-    pub queued: Vec<u32>,
+    pub queued: SmallVec<[u32; 4]>,
     /// Per VC and input: bytes waiting in that input's queue for this output, its virtual output
     /// queue (IB CC's per-VoQ threshold, thesis Paper I, reads them all at every transmit: one
     /// contiguous row instead of one read per input).
     pub voq_bytes: Vec<Vec<u32>>,
     /// Per VC: bit i set when input i has an eligible packet at the head of its queue for this
     /// output.
-    pub req: Vec<u64>,
+    pub req: SmallVec<[u64; 4]>,
     /// Per VC: the input that round-robin serves first next time.
-    pub rr: Vec<u8>,
+    pub rr: SmallVec<[u8; 8]>,
     /// Round-robin among VCs of one priority class: the VC offset served first.
     pub vc_rr: u8,
     /// The same for the link: among the VCs of one class with a packet ready to go, the VC
@@ -217,10 +218,10 @@ impl Switch {
                         OutputVc { fifo: VecDeque::new(), bytes: 0, peak: 0, credits, turn: vec![0; own] }
                     })
                     .collect(),
-                queued: vec![0; vcs.len()],
+                queued: smallvec![0; vcs.len()],
                 voq_bytes: vec![vec![0; ports + 1]; vcs.len()],
-                req: vec![0; vcs.len()],
-                rr: vec![0; vcs.len()],
+                req: smallvec![0; vcs.len()],
+                rr: smallvec![0; vcs.len()],
                 vc_rr: 0,
                 link_rr: 0,
                 xbar_busy: false,
