@@ -35,6 +35,7 @@ macro_rules! mech_ctx {
 }
 
 mod deadlock;
+mod hugepages;
 mod invariants;
 mod isolation;
 mod lossy;
@@ -84,7 +85,11 @@ pub fn run(cfg: &Config, progress: &mut OnProgress) -> Result<Summary, RunError>
     crate::with_mechanism!(cfg, m => {
         fits_in_memory(cfg, &m)?;
         match parallel::threads(cfg) {
-            1 => Sim::new(cfg, m)?.run(progress),
+            1 => {
+                let sim = Sim::new(cfg, m)?;
+                hugepages::advise(cfg, sim.mech_vcs);
+                sim.run(progress)
+            }
             n => parallel::run(cfg, m, n, progress),
         }
     })?

@@ -142,6 +142,7 @@ where
         };
         sims.push(Sim::build(cfg, m, Some(Part::new(me as u16, layout.clone())))?);
     }
+    super::hugepages::advise(cfg, sims[0].mech_vcs);
     let n = layout.parts;
     let mailboxes = || (0..n * n).map(|_| Mutex::new(Vec::new())).collect();
     let figures = || (0..n).map(|_| Figures::default()).collect();
