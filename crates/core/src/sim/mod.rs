@@ -85,11 +85,7 @@ pub fn run(cfg: &Config, progress: &mut OnProgress) -> Result<Summary, RunError>
     crate::with_mechanism!(cfg, m => {
         fits_in_memory(cfg, &m)?;
         match parallel::threads(cfg) {
-            1 => {
-                let sim = Sim::new(cfg, m)?;
-                hugepages::advise(cfg, sim.mech_vcs);
-                sim.run(progress)
-            }
+            1 => Sim::new(cfg, m)?.run(progress),
             n => parallel::run(cfg, m, n, progress),
         }
     })?
@@ -278,6 +274,8 @@ pub struct Sim<M: Mechanism> {
     /// Crossbar rate towards each channel (the switch's fastest port rate x speedup), indexed by
     /// channel.
     pub(crate) xbar_rate: Vec<Rate>,
+    /// When the run asks for huge pages (a split run's first partition asks for all).
+    pub(crate) huge_pages: hugepages::Advisor,
     pub(crate) switches: Vec<Switch>,
     pub(crate) nics: Vec<Nic>,
     pub(crate) control: ControlQueues,
@@ -504,6 +502,7 @@ impl<M: Mechanism> Sim<M> {
             vcs,
             vc_groups,
             xbar_rate,
+            huge_pages: hugepages::Advisor::new(cfg, mech_vcs),
             switches,
             nics,
             qps: SendQueues::default(),
@@ -586,8 +585,11 @@ impl<M: Mechanism> Sim<M> {
             let bound = until.min(self.watchdog.next_check);
             while let Some((t, ev)) = self.events.pop_before(bound) {
                 self.step(t, ev);
-                if self.events.processed() & 0xFFFF == 0 && progress(&Progress { now: self.now, end: self.end, events: self.events.processed() }).is_break() {
-                    return Err(RunError::Interrupted);
+                if self.events.processed() & 0xFFFF == 0 {
+                    self.huge_pages.tick(self.events.processed());
+                    if progress(&Progress { now: self.now, end: self.end, events: self.events.processed() }).is_break() {
+                        return Err(RunError::Interrupted);
+                    }
                 }
             }
             match self.events.next_time() {

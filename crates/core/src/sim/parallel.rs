@@ -142,7 +142,6 @@ where
         };
         sims.push(Sim::build(cfg, m, Some(Part::new(me as u16, layout.clone())))?);
     }
-    super::hugepages::advise(cfg, sims[0].mech_vcs);
     let n = layout.parts;
     let mailboxes = || (0..n * n).map(|_| Mutex::new(Vec::new())).collect();
     let figures = || (0..n).map(|_| Figures::default()).collect();
@@ -255,6 +254,7 @@ fn work<M: Mechanism>(sim: &mut Sim<M>, sh: &Shared<M::Header>, lookahead: Time,
         }
         publish(sim, &sh.figures[parity][me]);
         if let Some(report) = lead.as_mut() {
+            sim.huge_pages.tick(events);
             let stop = report(&Progress { now: sim.now, end: sim.end, events }).is_break();
             sh.stop[parity].store(stop, Ordering::Release);
         }
