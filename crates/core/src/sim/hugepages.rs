@@ -2,11 +2,11 @@
 //!
 //! On large networks an event's loads miss the caches, and with 4 KiB pages each miss also walks
 //! the page tables: with huge pages a 20-us run of 65,536 hosts (1.2 GiB) is 1.2x faster and
-//! the 4,096-host benchmark 1.15x (docs/performance.md, 2026-11-26). Most kernels give them only to memory that asks for them
-//! (`madvise` mode), and glibc's heap asks only when a tunable is set before the process starts;
-//! so a large run's memory asks, and is collapsed into huge pages, early in the run and again
-//! after twice as many events each time, as packets, events and send queues take more of it.
-//! Where pages come from changes no result.
+//! the 4,096-host benchmark 1.15x (docs/performance.md, 2026-11-26). Most kernels give them
+//! only to memory that asks for them (`madvise` mode), and glibc's heap asks only when a tunable
+//! is set before the process starts; so a large run's memory asks, and is collapsed into huge
+//! pages, early in the run and again after twice as many events each time, as packets, events
+//! and send queues take more of it. Where pages come from changes no result.
 
 use crate::config::Config;
 
