@@ -271,9 +271,6 @@ pub struct Sim<M: Mechanism> {
     pub(crate) reach: Vec<u64>,
     /// VCs grouped by priority class, highest first; round-robin inside a group.
     pub(crate) vc_groups: Vec<Vec<Vc>>,
-    /// Crossbar rate towards each channel (the switch's fastest port rate x speedup), indexed by
-    /// channel.
-    pub(crate) xbar_rate: Vec<Rate>,
     /// When the run asks for huge pages (a split run's first partition asks for all).
     pub(crate) huge_pages: hugepages::Advisor,
     pub(crate) switches: Vec<Switch>,
@@ -428,6 +425,13 @@ impl<M: Mechanism> Sim<M> {
             Endpoint::Switch(n, _) => Some(topo.switches[n.idx()].ports.len()),
             Endpoint::Host(_) => None,
         };
+        // A switch's crossbar runs at `speedup` times its fastest port, for every output: with
+        // mixed link rates (the thesis' testbed) a slow input must not throttle a fast link.
+        let link = |node: &crate::topology::SwitchNode, p: PortId, fastest: Rate| {
+            let ch = node.ports[p.idx()].out;
+            let c = &topo.channels[ch.idx()];
+            crate::switch::OutLink { ch, rate: c.rate, latency: c.latency, to: c.to, xbar: fastest.scaled(cfg.switch.speedup) }
+        };
         let mut switches: Vec<Switch> = topo
             .switches
             .iter()
@@ -435,7 +439,8 @@ impl<M: Mechanism> Sim<M> {
             .map(|(s, node)| {
                 // A partition's other switches never get an event: they stay without ports.
                 let ports = if part.as_ref().is_none_or(|p| p.owns_switch(SwitchId::new(s))) { node.ports.len() } else { 0 };
-                Switch::new(ports, topo.hosts(), &vcs, in_cap, |p| neighbour(node, p), stream(seed, Family::Switch, s as u64))
+                let fastest = node.ports.iter().map(|p| topo.channels[p.out.idx()].rate).max().unwrap_or(Rate { mbps: 0 });
+                Switch::new(ports, topo.hosts(), &vcs, in_cap, |p| link(node, p, fastest), |p| neighbour(node, p), stream(seed, Family::Switch, s as u64))
             })
             .collect();
         // A NIC's credits for each VC of its switch's input, divided as that input is.
@@ -453,15 +458,6 @@ impl<M: Mechanism> Sim<M> {
             let outputs = switches.iter_mut().flat_map(|s| s.outputs.iter_mut()).flat_map(|o| o.vcs.iter_mut()).map(|v| &mut v.credits);
             for c in outputs.chain(nics.iter_mut().flat_map(|n| n.credits.iter_mut())) {
                 c.free.fill(pfc::OPEN);
-            }
-        }
-        // A switch's crossbar runs at `speedup` times its fastest port, for every output: with
-        // mixed link rates (the thesis' testbed) a slow input must not throttle a fast link.
-        let mut xbar_rate: Vec<Rate> = topo.channels.iter().map(|c| c.rate.scaled(cfg.switch.speedup)).collect();
-        for sw in &topo.switches {
-            let fastest = sw.ports.iter().map(|p| topo.channels[p.out.idx()].rate).max().unwrap_or(Rate { mbps: 0 });
-            for p in &sw.ports {
-                xbar_rate[p.out.idx()] = fastest.scaled(cfg.switch.speedup);
             }
         }
         let mut vc_groups = Vec::new();
@@ -501,7 +497,6 @@ impl<M: Mechanism> Sim<M> {
             mech_vcs,
             vcs,
             vc_groups,
-            xbar_rate,
             huge_pages: hugepages::Advisor::new(cfg, mech_vcs),
             switches,
             nics,

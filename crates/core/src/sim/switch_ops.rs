@@ -106,7 +106,7 @@ impl<M: Mechanism> Sim<M> {
         if self.switches[s.idx()].outputs[out.idx()].vcs[self.out_vc(p) as usize].credits.pooling != Pooling::PerOutput {
             return;
         }
-        let Endpoint::Switch(n, _) = self.topo.channels[self.topo.switches[s.idx()].ports[out.idx()].out.idx()].to else {
+        let Endpoint::Switch(n, _) = self.switches[s.idx()].outputs[out.idx()].link.to else {
             unreachable!("only ports facing a switch have per-output buffers downstream")
         };
         // With this switch's stream and without the next switch's outputs, which another thread
@@ -200,10 +200,13 @@ impl<M: Mechanism> Sim<M> {
 
     /// The output VC of `p` at switch `s`, as the packet at the head of its input queue sees it.
     fn beyond(&self, s: SwitchId, p: &Packet<M::Header>) -> Beyond {
-        let ovc = &self.switches[s.idx()].outputs[p.out_port.idx()].vcs[self.out_vc(p) as usize];
-        let c = &self.topo.channels[self.topo.switches[s.idx()].ports[p.out_port.idx()].out.idx()];
-        let in_flight = c.rate.bytes_in(2 * c.latency) as u32;
-        Beyond { room: self.p.out_cap.saturating_sub(ovc.bytes), drain: c.rate.serialization((ovc.bytes + ovc.credits.in_use()).saturating_sub(in_flight)) }
+        let o = &self.switches[s.idx()].outputs[p.out_port.idx()];
+        let ovc = &o.vcs[self.out_vc(p) as usize];
+        let in_flight = o.link.rate.bytes_in(2 * o.link.latency) as u32;
+        Beyond {
+            room: self.p.out_cap.saturating_sub(ovc.bytes),
+            drain: o.link.rate.serialization((ovc.bytes + ovc.credits.in_use()).saturating_sub(in_flight)),
+        }
     }
 
     /// A recheck the mechanism asked for is due (`Event::HeadCheck`). If `pkt` still waits at
@@ -396,8 +399,7 @@ impl<M: Mechanism> Sim<M> {
     /// VC its route gives it.
     fn grant(&mut self, s: SwitchId, i: PortId, out: PortId, vc: Vc, pkt: PacketId, next_vc: usize) {
         let inputs = self.switches[s.idx()].inputs.len();
-        let out_ch = self.topo.switches[s.idx()].ports[out.idx()].out;
-        let xbar = self.xbar_rate[out_ch.idx()];
+        let xbar = self.switches[s.idx()].outputs[out.idx()].link.xbar;
         let now = self.now;
         let occupies = !self.is_control(vc);
         let out_vc = self.out_vc(self.slab.get(pkt));
@@ -483,8 +485,7 @@ impl<M: Mechanism> Sim<M> {
         let o = &mut self.switches[s.idx()].outputs[port.idx()];
         if o.stretch > 0 {
             let extra = std::mem::take(&mut o.stretch);
-            let ch = self.topo.switches[s.idx()].ports[port.idx()].out;
-            self.events.push(self.now + extra, Event::LinkFree { ch });
+            self.events.push(self.now + extra, Event::LinkFree { ch: o.link.ch });
             return;
         }
         o.link_busy = false;
@@ -504,13 +505,9 @@ impl<M: Mechanism> Sim<M> {
     /// lower-class packet is on the link, control packets interleave (see the module doc of
     /// `sim`).
     pub(super) fn try_link(&mut self, s: SwitchId, port: PortId) {
-        let ch = self.topo.switches[s.idx()].ports[port.idx()].out;
-        let (rate, latency, to) = {
-            let c = &self.topo.channels[ch.idx()];
-            (c.rate, c.latency, c.to)
-        };
         let now = self.now;
         let o = &self.switches[s.idx()].outputs[port.idx()];
+        let crate::switch::OutLink { ch, rate, latency, to, .. } = o.link;
         let interleave = o.link_busy;
         if interleave && o.sending.is_some_and(|(vc, _)| self.is_control(vc)) {
             return;

@@ -6,7 +6,7 @@ pub mod credits;
 pub mod queues;
 
 use crate::config::VcClass;
-use crate::ids::{NodeId, PacketId, PortId, Vc};
+use crate::ids::{ChannelId, Endpoint, NodeId, PacketId, PortId, Vc};
 use crate::rng::Stream;
 pub use credits::{Credits, Pooling};
 use queues::{Popped, Queueing, Queues, Spec};
@@ -105,7 +105,23 @@ impl OutputVc {
     }
 }
 
+/// An output's link as the topology gives it, with the crossbar's rate towards it. Every
+/// event at an output reads it; kept in the output, it is in a cache line the event loads
+/// anyway, where the topology's port and channel tables cost two more misses per event on large
+/// networks (docs/performance.md).
+#[derive(Clone, Copy, Debug)]
+pub struct OutLink {
+    pub ch: ChannelId,
+    pub rate: crate::time::Rate,
+    pub latency: crate::time::Time,
+    pub to: Endpoint,
+    /// The crossbar's rate towards this output: the switch's fastest port rate times
+    /// `switch.speedup`.
+    pub xbar: crate::time::Rate,
+}
+
 pub struct Output {
+    pub link: OutLink,
     pub vcs: SmallVec<[OutputVc; 1]>,
     /// Per VC: bytes in this switch's input buffers routed to this output (the total
     /// occupancy of its virtual output queues, SRP paper §4's ECN trigger).
@@ -192,7 +208,16 @@ impl Switch {
     /// take `capacity` bytes. `neighbour(p)` is the number of ports of the switch at the far
     /// end of port `p`, `None` for a host: how a VC's organization divides its buffers may
     /// depend on what feeds them (`Spec::pooling`).
-    pub fn new(ports: usize, hosts: usize, vcs: &[VcSpec], capacity: u32, neighbour: impl Fn(PortId) -> Option<usize>, rng: Stream) -> Switch {
+    /// A switch of `ports` ports whose output `p` sends on `link(p)`.
+    pub fn new(
+        ports: usize,
+        hosts: usize,
+        vcs: &[VcSpec],
+        capacity: u32,
+        link: impl Fn(PortId) -> OutLink,
+        neighbour: impl Fn(PortId) -> Option<usize>,
+        rng: Stream,
+    ) -> Switch {
         let inputs = (0..=ports)
             .map(|p| {
                 vcs.iter()
@@ -207,6 +232,7 @@ impl Switch {
             .collect();
         let outputs = (0..ports)
             .map(|p| Output {
+                link: link(PortId::new(p)),
                 vcs: vcs
                     .iter()
                     .map(|v| {
