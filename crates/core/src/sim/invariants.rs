@@ -145,6 +145,9 @@ impl<M: Mechanism> Sim<M> {
                 }
             }
             for (port, o) in sw.outputs.iter().enumerate() {
+                if (sw.out_req >> port & 1 == 1) != o.req.iter().any(|&r| r != 0) {
+                    return Err(format!("switch {s} output {port}: its bit in the switch's requested outputs disagrees with its requests"));
+                }
                 // A CAM line mirrors one line of the input downstream: one per (VC, id).
                 for (i, l) in o.cam.iter().enumerate() {
                     if o.cam[..i].iter().any(|m| (m.vc, m.id) == (l.vc, l.id)) {

@@ -165,6 +165,7 @@ impl<M: Mechanism> Sim<M> {
         let sw = &mut self.switches[s.idx()];
         sw.outputs[out.idx()].req[vc as usize] |= port.bit();
         sw.in_req[port.idx()] |= out.bit();
+        sw.out_req |= out.bit();
         self.requesting(s, port, pkt, true);
         self.try_allocate(s, out);
     }
@@ -264,6 +265,9 @@ impl<M: Mechanism> Sim<M> {
 
     /// Grants output `out`'s crossbar port to one requesting input, if any can go.
     pub(super) fn try_allocate(&mut self, s: SwitchId, out: PortId) {
+        if self.switches[s.idx()].out_req & out.bit() == 0 {
+            return;
+        }
         if let Some((i, vc, pkt, next_vc)) = self.pick(s, out) {
             self.grant(s, i, out, vc, pkt, next_vc);
         }

@@ -195,6 +195,9 @@ pub struct Switch {
     /// Per input: bit o set while the input requests output o on some VC (the union over VCs
     /// of the outputs' `req` bits), so a freed input finds its outputs without a scan.
     pub in_req: Vec<u64>,
+    /// Bit o set while some input requests output o: half the crossbar allocations tried find
+    /// none, and this answers them without reading the output (docs/performance.md).
+    pub out_req: u64,
     /// Per VC: bit i set while only input i's `Queueing::fifo_head` may leave (a bypass FIFO's
     /// head overtaken its limit of times), so only the head's output may take from that input.
     pub pinned: Vec<u64>,
@@ -258,7 +261,7 @@ impl Switch {
                 cam: Vec::new(),
             })
             .collect();
-        Switch { inputs, outputs, in_busy: 0, in_reads: vec![0; ports + 1], in_req: vec![0; ports + 1], pinned: vec![0; vcs.len()], ports, rng }
+        Switch { inputs, outputs, in_busy: 0, in_reads: vec![0; ports + 1], in_req: vec![0; ports + 1], out_req: 0, pinned: vec![0; vcs.len()], ports, rng }
     }
 
     /// Queues `pkt` (`bytes` long, for host `dst`, routed to `out`) in input (`port`, `vc`) and
@@ -296,6 +299,9 @@ impl Switch {
         o.req[vc as usize] &= !i.bit();
         if o.req.iter().all(|r| r & i.bit() == 0) {
             self.in_req[i.idx()] &= !out.bit();
+        }
+        if o.req.iter().all(|&r| r == 0) {
+            self.out_req &= !out.bit();
         }
     }
 }
