@@ -148,6 +148,9 @@ impl<M: Mechanism> Sim<M> {
                 if (sw.out_req >> port & 1 == 1) != o.req.iter().any(|&r| r != 0) {
                     return Err(format!("switch {s} output {port}: its bit in the switch's requested outputs disagrees with its requests"));
                 }
+                if (sw.out_queued >> port & 1 == 1) != o.vcs.iter().any(|v| !v.fifo.is_empty()) {
+                    return Err(format!("switch {s} output {port}: its bit in the switch's outputs with packets disagrees with its buffer"));
+                }
                 // A CAM line mirrors one line of the input downstream: one per (VC, id).
                 for (i, l) in o.cam.iter().enumerate() {
                     if o.cam[..i].iter().any(|m| (m.vc, m.id) == (l.vc, l.id)) {

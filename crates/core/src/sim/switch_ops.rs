@@ -418,6 +418,7 @@ impl<M: Mechanism> Sim<M> {
         sw.withdraw(i, out, vc);
         self.requesting(s, i, pkt, false);
         let sw = &mut self.switches[s.idx()];
+        sw.out_queued |= out.bit();
         let p = self.slab.get_mut(pkt);
         let from = sw.inputs[i.idx()][vc as usize].pool(out, p.dst);
         let o = &mut sw.outputs[out.idx()];
@@ -509,6 +510,9 @@ impl<M: Mechanism> Sim<M> {
     /// lower-class packet is on the link, control packets interleave (see the module doc of
     /// `sim`).
     pub(super) fn try_link(&mut self, s: SwitchId, port: PortId) {
+        if self.switches[s.idx()].out_queued & port.bit() == 0 {
+            return;
+        }
         let now = self.now;
         let o = &self.switches[s.idx()].outputs[port.idx()];
         let crate::switch::OutLink { ch, rate, latency, to, .. } = o.link;
@@ -575,6 +579,9 @@ impl<M: Mechanism> Sim<M> {
             o.link_busy = true;
             o.sending = Some((vc, bytes));
             self.events.push(now + ser, Event::LinkFree { ch });
+        }
+        if o.vcs.iter().all(|v| v.fifo.is_empty()) {
+            self.switches[s.idx()].out_queued &= !port.bit();
         }
         if M::HOOKS.voq_detail && self.vcs[vc as usize].queue.per_output() {
             (view.voq_max_bytes, view.voq_sum_bytes, view.contributors) = self.voq_detail(s, port, vc);

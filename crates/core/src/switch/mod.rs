@@ -198,6 +198,9 @@ pub struct Switch {
     /// Bit o set while some input requests output o: half the crossbar allocations tried find
     /// none, and this answers them without reading the output (docs/performance.md).
     pub out_req: u64,
+    /// Bit o set while output o's buffer holds a packet: half the link starts tried find it
+    /// empty, and this answers them without reading the output.
+    pub out_queued: u64,
     /// Per VC: bit i set while only input i's `Queueing::fifo_head` may leave (a bypass FIFO's
     /// head overtaken its limit of times), so only the head's output may take from that input.
     pub pinned: Vec<u64>,
@@ -261,7 +264,18 @@ impl Switch {
                 cam: Vec::new(),
             })
             .collect();
-        Switch { inputs, outputs, in_busy: 0, in_reads: vec![0; ports + 1], in_req: vec![0; ports + 1], out_req: 0, pinned: vec![0; vcs.len()], ports, rng }
+        Switch {
+            inputs,
+            outputs,
+            in_busy: 0,
+            in_reads: vec![0; ports + 1],
+            in_req: vec![0; ports + 1],
+            out_req: 0,
+            out_queued: 0,
+            pinned: vec![0; vcs.len()],
+            ports,
+            rng,
+        }
     }
 
     /// Queues `pkt` (`bytes` long, for host `dst`, routed to `out`) in input (`port`, `vc`) and
