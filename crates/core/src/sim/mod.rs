@@ -432,6 +432,8 @@ impl<M: Mechanism> Sim<M> {
             let c = &topo.channels[ch.idx()];
             crate::switch::OutLink { ch, rate: c.rate, latency: c.latency, to: c.to, xbar: fastest.scaled(cfg.switch.speedup) }
         };
+        // Only mechanisms that read the virtual output queues' byte counts have them kept.
+        let voq_bytes = M::HOOKS.voq_detail || M::HOOKS.switch_arrival;
         let mut switches: Vec<Switch> = topo
             .switches
             .iter()
@@ -440,7 +442,16 @@ impl<M: Mechanism> Sim<M> {
                 // A partition's other switches never get an event: they stay without ports.
                 let ports = if part.as_ref().is_none_or(|p| p.owns_switch(SwitchId::new(s))) { node.ports.len() } else { 0 };
                 let fastest = node.ports.iter().map(|p| topo.channels[p.out.idx()].rate).max().unwrap_or(Rate { mbps: 0 });
-                Switch::new(ports, topo.hosts(), &vcs, in_cap, |p| link(node, p, fastest), |p| neighbour(node, p), stream(seed, Family::Switch, s as u64))
+                Switch::new(
+                    ports,
+                    topo.hosts(),
+                    &vcs,
+                    in_cap,
+                    |p| link(node, p, fastest),
+                    |p| neighbour(node, p),
+                    voq_bytes,
+                    stream(seed, Family::Switch, s as u64),
+                )
             })
             .collect();
         // A NIC's credits for each VC of its switch's input, divided as that input is.

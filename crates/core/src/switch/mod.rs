@@ -128,7 +128,8 @@ pub struct Output {
     pub queued: SmallVec<[u32; 4]>,
     /// Per VC and input: bytes waiting in that input's queue for this output, its virtual output
     /// queue (IB CC's per-VoQ threshold, thesis Paper I, reads them all at every transmit: one
-    /// contiguous row instead of one read per input).
+    /// contiguous row instead of one read per input). Empty unless the mechanism reads them:
+    /// keeping them costs every packet two loads that miss on large networks.
     pub voq_bytes: Vec<Vec<u32>>,
     /// Per VC: bit i set when input i has an eligible packet at the head of its queue for this
     /// output.
@@ -213,8 +214,9 @@ impl Switch {
     /// A switch with `ports` ports in a network of `hosts` hosts whose input buffers (each VC's)
     /// take `capacity` bytes. `neighbour(p)` is the number of ports of the switch at the far
     /// end of port `p`, `None` for a host: how a VC's organization divides its buffers may
-    /// depend on what feeds them (`Spec::pooling`).
-    /// A switch of `ports` ports whose output `p` sends on `link(p)`.
+    /// depend on what feeds them (`Spec::pooling`). Output `p` sends on `link(p)`, and the
+    /// outputs count their virtual output queues' bytes if `voq_bytes`.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         ports: usize,
         hosts: usize,
@@ -222,6 +224,7 @@ impl Switch {
         capacity: u32,
         link: impl Fn(PortId) -> OutLink,
         neighbour: impl Fn(PortId) -> Option<usize>,
+        voq_bytes: bool,
         rng: Stream,
     ) -> Switch {
         let inputs = (0..=ports)
@@ -251,7 +254,7 @@ impl Switch {
                     })
                     .collect(),
                 queued: smallvec![0; vcs.len()],
-                voq_bytes: vec![vec![0; ports + 1]; vcs.len()],
+                voq_bytes: if voq_bytes { vec![vec![0; ports + 1]; vcs.len()] } else { Vec::new() },
                 req: smallvec![0; vcs.len()],
                 rr: smallvec![0; vcs.len()],
                 vc_rr: 0,
@@ -283,14 +286,18 @@ impl Switch {
     pub fn enqueue(&mut self, port: PortId, vc: Vc, out: PortId, pkt: PacketId, bytes: u32, dst: NodeId) -> bool {
         let o = &mut self.outputs[out.idx()];
         o.queued[vc as usize] += bytes;
-        o.voq_bytes[vc as usize][port.idx()] += bytes;
+        if let Some(row) = o.voq_bytes.get_mut(vc as usize) {
+            row[port.idx()] += bytes;
+        }
         self.inputs[port.idx()][vc as usize].push(pkt, bytes, out, dst)
     }
 
     /// Takes `pkt`, the head of input (`port`, `vc`)'s queue for `out`, out of its queues: see
     /// `InputVc::pop`. Its bytes stay counted in `Output::queued` until its tail has crossed.
     pub fn dequeue(&mut self, port: PortId, vc: Vc, out: PortId, pkt: PacketId, bytes: u32) -> Popped {
-        self.outputs[out.idx()].voq_bytes[vc as usize][port.idx()] -= bytes;
+        if let Some(row) = self.outputs[out.idx()].voq_bytes.get_mut(vc as usize) {
+            row[port.idx()] -= bytes;
+        }
         self.inputs[port.idx()][vc as usize].pop(pkt, bytes, out)
     }
 
