@@ -427,10 +427,13 @@ impl<M: Mechanism> Sim<M> {
         };
         // A switch's crossbar runs at `speedup` times its fastest port, for every output: with
         // mixed link rates (the thesis' testbed) a slow input must not throttle a fast link.
-        let link = |node: &crate::topology::SwitchNode, p: PortId, fastest: Rate| {
-            let ch = node.ports[p.idx()].out;
-            let c = &topo.channels[ch.idx()];
-            crate::switch::OutLink { ch, rate: c.rate, latency: c.latency, to: c.to, xbar: fastest.scaled(cfg.switch.speedup) }
+        let links = |node: &crate::topology::SwitchNode, p: PortId, fastest: Rate| {
+            let (inp, out) = (node.ports[p.idx()].inp, node.ports[p.idx()].out);
+            let c = &topo.channels[out.idx()];
+            (
+                crate::switch::InLink { ch: inp, latency: topo.channels[inp.idx()].latency },
+                crate::switch::OutLink { ch: out, rate: c.rate, latency: c.latency, to: c.to, xbar: fastest.scaled(cfg.switch.speedup) },
+            )
         };
         // Only mechanisms that read the virtual output queues' byte counts have them kept.
         let voq_bytes = M::HOOKS.voq_detail || M::HOOKS.switch_arrival;
@@ -447,7 +450,7 @@ impl<M: Mechanism> Sim<M> {
                     topo.hosts(),
                     &vcs,
                     in_cap,
-                    |p| link(node, p, fastest),
+                    |p| links(node, p, fastest),
                     |p| neighbour(node, p),
                     voq_bytes,
                     stream(seed, Family::Switch, s as u64),

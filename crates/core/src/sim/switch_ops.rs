@@ -130,9 +130,8 @@ impl<M: Mechanism> Sim<M> {
             }
             FlowControl::Lossy(_) => return,
         }
-        if let Some(p) = self.topo.switches[s.idx()].ports.get(port.idx()) {
-            let inp = p.inp;
-            self.post(at + self.topo.channels[inp.idx()].latency, Event::Credit { ch: inp, vc, pool, bytes });
+        if let Some(up) = self.switches[s.idx()].inputs[port.idx()][vc as usize].upstream {
+            self.post(at + up.latency, Event::Credit { ch: up.ch, vc, pool, bytes });
         }
     }
 

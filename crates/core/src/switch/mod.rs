@@ -37,6 +37,16 @@ pub struct InputVc {
     /// High-water mark of a buffer (the shared one, or the fullest own one), checked against the
     /// capacity by the invariant checks.
     pub peak: u32,
+    /// The link its credits return over (none for the local input), kept here for the reason
+    /// `OutLink` is.
+    pub upstream: Option<InLink>,
+}
+
+/// The channel into an input, whose sender its credits go back to, and that channel's latency.
+#[derive(Clone, Copy, Debug)]
+pub struct InLink {
+    pub ch: ChannelId,
+    pub latency: crate::time::Time,
 }
 
 impl InputVc {
@@ -214,15 +224,15 @@ impl Switch {
     /// A switch with `ports` ports in a network of `hosts` hosts whose input buffers (each VC's)
     /// take `capacity` bytes. `neighbour(p)` is the number of ports of the switch at the far
     /// end of port `p`, `None` for a host: how a VC's organization divides its buffers may
-    /// depend on what feeds them (`Spec::pooling`). Output `p` sends on `link(p)`, and the
-    /// outputs count their virtual output queues' bytes if `voq_bytes`.
+    /// depend on what feeds them (`Spec::pooling`). Port `p` receives on `links(p).0` and sends
+    /// on `links(p).1`, and the outputs count their virtual output queues' bytes if `voq_bytes`.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         ports: usize,
         hosts: usize,
         vcs: &[VcSpec],
         capacity: u32,
-        link: impl Fn(PortId) -> OutLink,
+        links: impl Fn(PortId) -> (InLink, OutLink),
         neighbour: impl Fn(PortId) -> Option<usize>,
         voq_bytes: bool,
         rng: Stream,
@@ -234,14 +244,15 @@ impl Switch {
                         // The local input has no upstream: one buffer.
                         let pooling = if p < ports { v.queue.pooling(neighbour(PortId::new(p)).is_some()) } else { Pooling::Shared };
                         let (own, capacity) = v.queue.buffers(pooling, ports, hosts, capacity);
-                        InputVc { queues: v.queue.build(ports), queued: 0, bytes: 0, pooling, pools: vec![0; own], capacity, peak: 0 }
+                        let upstream = (p < ports).then(|| links(PortId::new(p)).0);
+                        InputVc { queues: v.queue.build(ports), queued: 0, bytes: 0, pooling, pools: vec![0; own], capacity, peak: 0, upstream }
                     })
                     .collect()
             })
             .collect();
         let outputs = (0..ports)
             .map(|p| Output {
-                link: link(PortId::new(p)),
+                link: links(PortId::new(p)).1,
                 vcs: vcs
                     .iter()
                     .map(|v| {
