@@ -161,10 +161,7 @@ impl<M: Mechanism> Sim<M> {
         }
         let p = self.slab.get(pkt);
         let (vc, out) = (p.vc, p.out_port);
-        let sw = &mut self.switches[s.idx()];
-        sw.outputs[out.idx()].req[vc as usize] |= port.bit();
-        sw.in_req[port.idx()] |= out.bit();
-        sw.out_req |= out.bit();
+        self.switches[s.idx()].ask(port, out, vc);
         self.requesting(s, port, pkt, true);
         self.try_allocate(s, out);
     }

@@ -325,6 +325,13 @@ impl Switch {
         roots.max().unwrap_or(0)
     }
 
+    /// Input `i` requests output `out` on `vc` (its head is there).
+    pub fn ask(&mut self, i: PortId, out: PortId, vc: Vc) {
+        self.outputs[out.idx()].req[vc as usize] |= i.bit();
+        self.in_req[i.idx()] |= out.bit();
+        self.out_req |= out.bit();
+    }
+
     /// Input `i` no longer requests output `out` on `vc` (its head was granted or dropped).
     pub fn withdraw(&mut self, i: PortId, out: PortId, vc: Vc) {
         let o = &mut self.outputs[out.idx()];
