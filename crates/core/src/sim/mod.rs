@@ -34,6 +34,7 @@ macro_rules! mech_ctx {
     };
 }
 
+mod barrier;
 mod deadlock;
 mod hugepages;
 mod invariants;

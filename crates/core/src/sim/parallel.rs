@@ -15,6 +15,7 @@
 //! events in the same order whatever the division. Packet identities, random streams and
 //! statistics are per NIC, switch or source, and the partitions' statistics are sums.
 
+use super::barrier::Barrier;
 use super::partition::{Layout, Msg, Part};
 use super::{OnProgress, Progress, Sim};
 use crate::cc::registry::Registered;
@@ -24,7 +25,7 @@ use crate::error::{ConfigError, RunError};
 use crate::stats::Summary;
 use crate::time::Time;
 use crate::topology::Topology;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// What the threads of a run share. Mail and figures are kept twice, by the parity of the
@@ -57,59 +58,6 @@ struct Figures {
 impl Figures {
     fn total(all: &[Figures], f: impl Fn(&Figures) -> &AtomicU64) -> u64 {
         all.iter().map(|x| f(x).load(Ordering::Acquire)).sum()
-    }
-}
-
-/// The barrier between windows. Windows are short (a channel latency of simulated time) and a
-/// sleeping thread takes longer to wake than most windows take to run, so threads spin while
-/// each has a core; with more threads than cores a spinning thread would hold up the one it
-/// waits for, and they sleep.
-enum Barrier {
-    Spin(SpinBarrier),
-    Sleep(std::sync::Barrier),
-}
-
-impl Barrier {
-    fn new(parts: usize) -> Barrier {
-        match std::thread::available_parallelism().map_or(1, |c| c.get()) >= parts {
-            true => Barrier::Spin(SpinBarrier { parts, arrived: AtomicUsize::new(0), generation: AtomicUsize::new(0) }),
-            false => Barrier::Sleep(std::sync::Barrier::new(parts)),
-        }
-    }
-
-    fn wait(&self) {
-        match self {
-            Barrier::Spin(b) => b.wait(),
-            Barrier::Sleep(b) => {
-                b.wait();
-            }
-        }
-    }
-}
-
-struct SpinBarrier {
-    parts: usize,
-    arrived: AtomicUsize,
-    generation: AtomicUsize,
-}
-
-impl SpinBarrier {
-    fn wait(&self) {
-        let generation = self.generation.load(Ordering::Acquire);
-        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.parts {
-            self.arrived.store(0, Ordering::Relaxed);
-            self.generation.fetch_add(1, Ordering::AcqRel);
-            return;
-        }
-        let mut spins = 0u32;
-        while self.generation.load(Ordering::Acquire) == generation {
-            if spins < 1 << 16 {
-                std::hint::spin_loop();
-                spins += 1;
-            } else {
-                std::thread::yield_now();
-            }
-        }
     }
 }
 
