@@ -5,7 +5,7 @@
 //! waiting thread first spins. It spins for a bounded time only: when the threads of a run share
 //! cores with other work (two runs side by side, a test harness running tests in parallel), the
 //! thread it waits for may not be running, and spinning would hold up that thread's core. Past
-//! `SPIN` it sleeps until the last thread arrives. Measured 2026-11-27 (docs/performance.md,
+//! `SPIN` it sleeps until the last thread arrives. Measured 2026-11-26 (docs/performance.md,
 //! "Threads"): the earlier barrier, which spun up to 2^16 pauses before yielding, made two
 //! two-thread runs side by side on two cores 4.7x slower than one after the other.
 
