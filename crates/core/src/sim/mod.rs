@@ -565,6 +565,13 @@ impl<M: Mechanism> Sim<M> {
     pub fn run(mut self, progress: &mut OnProgress) -> Result<Summary, RunError> {
         let wall = std::time::Instant::now();
         self.run_until(self.end, progress)?;
+        // Tests run with debug assertions: every run of theirs checks the invariants at its end,
+        // as split runs do (`parallel::run`).
+        if cfg!(debug_assertions) {
+            if let Err(e) = self.check_invariants() {
+                panic!("invariant violated: {e}");
+            }
+        }
         Ok(self.summary(wall.elapsed().as_secs_f64()))
     }
 

@@ -1,9 +1,9 @@
-//! Shared by the integration tests: every run goes through [`run`], which checks the lossless
-//! invariants (conservation, credits, buffer capacities) before returning the summary.
+//! Shared by the integration tests: every run goes through [`run_config`], which checks the
+//! lossless invariants (conservation, credits, buffer capacities) before returning the summary.
 
 #![allow(dead_code)]
 
-use lossless_core::{with_mechanism, Config, Sim, Summary};
+use lossless_core::{Config, Summary};
 
 pub fn config(text: &str) -> Config {
     Config::from_toml_str(text, &[]).unwrap_or_else(|e| panic!("test config is invalid: {e}"))
@@ -35,22 +35,17 @@ pub fn without_cc(cfg: &Config) -> Config {
     Config { cc: Default::default(), ..cfg.clone() }
 }
 
-/// Runs `cfg` with the mechanism it names and checks the invariants at the end.
+/// Runs `cfg` with the mechanism it names; the run must not deadlock and checks the invariants
+/// at its end (`Sim::run` and split runs do in builds with debug assertions: the test profile;
+/// `cargo test --release` skips them, as every debug assertion). Through the library's `run`,
+/// so that the simulator is compiled for every mechanism once, in the library, not in each
+/// test binary (each took 35 s to build).
 pub fn run_config(cfg: &Config) -> Summary {
-    with_mechanism!(cfg, m => run_mechanism(cfg, m)).unwrap_or_else(|e| panic!("{e}"))
-}
-
-pub fn run_mechanism<M: lossless_core::cc::Mechanism>(cfg: &Config, mech: M) -> Summary {
-    let mut sim = Sim::new(cfg, mech).unwrap_or_else(|e| panic!("{e}"));
-    let end = sim.end();
-    sim.run_until(end, &mut |_| std::ops::ControlFlow::Continue(())).unwrap();
-    if let Some(d) = sim.deadlock() {
+    let s = lossless_core::run(cfg, &mut |_| std::ops::ControlFlow::Continue(())).unwrap_or_else(|e| panic!("{e}"));
+    if let Some(d) = &s.deadlock {
         panic!("deadlock: {d:?}");
     }
-    if let Err(e) = sim.check_invariants() {
-        panic!("invariant violated: {e}");
-    }
-    sim.summary(0.0)
+    s
 }
 
 /// The SRP paper's reference network (§4): 16-ary 2-tree, 10 Gb/s 32 ns channels.
