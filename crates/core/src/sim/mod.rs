@@ -564,14 +564,16 @@ impl<M: Mechanism> Sim<M> {
     /// Runs to the end of the measurement window, or to a deadlock, and summarizes.
     pub fn run(mut self, progress: &mut OnProgress) -> Result<Summary, RunError> {
         let wall = std::time::Instant::now();
-        self.run_until(self.end, progress)?;
-        // Tests run with debug assertions: every run of theirs checks the invariants at its end,
-        // as split runs do (`parallel::run`).
+        let ran = self.run_until(self.end, progress);
+        // Tests run with debug assertions: every run of theirs checks the invariants where it
+        // stopped, between two events, at its end or interrupted (split runs check at their end,
+        // `parallel::run`).
         if cfg!(debug_assertions) {
             if let Err(e) = self.check_invariants() {
                 panic!("invariant violated: {e}");
             }
         }
+        ran?;
         Ok(self.summary(wall.elapsed().as_secs_f64()))
     }
 
