@@ -239,12 +239,13 @@ impl Switch {
     ) -> Switch {
         let inputs = (0..=ports)
             .map(|p| {
+                // The local input has no upstream.
+                let upstream = (p < ports).then(|| links(PortId::new(p)).0);
                 vcs.iter()
                     .map(|v| {
-                        // The local input has no upstream: one buffer.
+                        // Without an upstream, one buffer.
                         let pooling = if p < ports { v.queue.pooling(neighbour(PortId::new(p)).is_some()) } else { Pooling::Shared };
                         let (own, capacity) = v.queue.buffers(pooling, ports, hosts, capacity);
-                        let upstream = (p < ports).then(|| links(PortId::new(p)).0);
                         InputVc { queues: v.queue.build(ports), queued: 0, bytes: 0, pooling, pools: vec![0; own], capacity, peak: 0, upstream }
                     })
                     .collect()
