@@ -91,6 +91,10 @@ pub trait Route {
     /// advances the packet's `leg`. `outputs` is the switch's output state (what adaptive
     /// routing reads) and `rng` its own stream.
     fn route(&self, sw: SwitchId, dst: NodeId, flow: Flow, leg: &mut Leg, outputs: &[Output], rng: &mut Stream) -> PortId;
+
+    /// Whether `route` reads `outputs` (adaptive routing): their state must then be settled
+    /// first (`sim::lazy_link`).
+    const READS_OUTPUTS: bool = false;
 }
 
 /// An algorithm `routing.algorithm` can name.
@@ -165,6 +169,11 @@ macro_rules! __routings {
                     $(stringify!($module) => <$ty>::phases(topology),)*
                     _ => 1,
                 }
+            }
+
+            /// Whether the algorithm reads the switch's outputs (`Route::READS_OUTPUTS`).
+            pub fn reads_outputs(&self) -> bool {
+                match self { $(Routing::$ty(_) => <$ty as Route>::READS_OUTPUTS,)* }
             }
 
             /// `[routing.NAME]` of the algorithm `cfg` selects for `topo`, every default written out.

@@ -81,6 +81,8 @@ impl Ugal {
 }
 
 impl Route for Ugal {
+    const READS_OUTPUTS: bool = true;
+
     #[inline]
     fn route(&self, sw: SwitchId, dst: NodeId, _: Flow, leg: &mut Leg, outputs: &[Output], rng: &mut Stream) -> PortId {
         if leg.is_start() {

@@ -16,6 +16,8 @@
 //! - an input that offers an output a packet requests that output (no request is lost);
 //! - an output's CAM lines (congested-flow isolation) are distinct and no more than the input
 //!   downstream can hold;
+//! - a switch output's link release is deferred only while no packet is in its buffer and no
+//!   input asks for it (`sim::lazy_link`);
 //! - each output's `queued` bytes per VC are those of the packets routed to it that are still in
 //!   the switch's input buffers (queued, or granted with their tail still crossing).
 
@@ -150,6 +152,9 @@ impl<M: Mechanism> Sim<M> {
                 }
                 if (sw.out_queued >> port & 1 == 1) != o.vcs.iter().any(|v| !v.fifo.is_empty()) {
                     return Err(format!("switch {s} output {port}: its bit in the switch's outputs with packets disagrees with its buffer"));
+                }
+                if o.deferred_free.is_some() && (sw.out_queued | sw.out_req) >> port & 1 == 1 {
+                    return Err(format!("switch {s} output {port}: its link's release is deferred while a packet waits for the output (`sim::lazy_link`)"));
                 }
                 // A CAM line mirrors one line of the input downstream: one per (VC, id).
                 for (i, l) in o.cam.iter().enumerate() {

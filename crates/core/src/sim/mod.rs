@@ -39,6 +39,7 @@ mod deadlock;
 mod hugepages;
 mod invariants;
 mod isolation;
+mod lazy_link;
 mod lossy;
 pub mod memory;
 mod nic_ops;

@@ -155,6 +155,7 @@ impl<M: Mechanism> Sim<M> {
     /// `pkt` reached the head of its input queue, its pipeline latency spent: it requests its
     /// output (or its mechanism drops it there).
     pub(super) fn request(&mut self, s: SwitchId, port: PortId, pkt: PacketId) {
+        self.wake(s, self.slab.get(pkt).out_port);
         if M::HOOKS.queue_head && !self.judge_head(s, port, pkt) {
             self.drop_head(s, port, pkt);
             return;
@@ -489,13 +490,9 @@ impl<M: Mechanism> Sim<M> {
             self.events.push(self.now + extra, Event::LinkFree { ch: o.link.ch });
             return;
         }
-        o.link_busy = false;
-        let freed = o.sending.take();
-        if let Some((vc, bytes)) = freed {
-            o.vcs[vc as usize].bytes -= bytes;
-        }
+        let freed = o.end_transmission();
         self.try_link(s, port);
-        if freed.is_some() {
+        if freed {
             self.try_allocate(s, port);
         }
     }
@@ -574,10 +571,12 @@ impl<M: Mechanism> Sim<M> {
         } else {
             o.link_busy = true;
             o.sending = Some((vc, bytes));
-            self.events.push(now + ser, Event::LinkFree { ch });
         }
         if o.vcs.iter().all(|v| v.fifo.is_empty()) {
             self.switches[s.idx()].out_queued &= !port.bit();
+        }
+        if !interleave {
+            self.link_frees(s, port, now + ser);
         }
         if M::HOOKS.voq_detail && self.vcs[vc as usize].queue.per_output() {
             (view.voq_max_bytes, view.voq_sum_bytes, view.contributors) = self.voq_detail(s, port, vc);

@@ -156,6 +156,9 @@ pub struct Output {
     pub link_busy: bool,
     /// VC and bytes of the packet on the link, released when serialization ends.
     pub sending: Option<(Vc, u32)>,
+    /// When serialization ends, if no `Event::LinkFree` was scheduled for it: nothing waited
+    /// for the link when it started (`sim::lazy_link`).
+    pub deferred_free: Option<crate::time::Time>,
     /// The input buffer (`InputVc::pool`) of the data packet crossing to this output: its
     /// space is released when the tail has crossed (one at a time: it holds the crossbar port).
     pub crossing: u32,
@@ -182,6 +185,17 @@ impl Output {
     #[inline]
     pub fn stopped(&self, vc: Vc, dst: NodeId) -> bool {
         self.cam.iter().any(|l| l.stopped && l.vc == vc && l.dests.contains(&dst))
+    }
+
+    /// The link finished its packet: it is idle, and the packet's bytes leave the buffer.
+    /// Whether a packet was on it (not a start deferred until its tail arrived).
+    pub fn end_transmission(&mut self) -> bool {
+        self.link_busy = false;
+        let freed = self.sending.take();
+        if let Some((vc, bytes)) = freed {
+            self.vcs[vc as usize].bytes -= bytes;
+        }
+        freed.is_some()
     }
 
     /// The port's queue length as adaptive routing reads it: bytes waiting for it in the
@@ -273,6 +287,7 @@ impl Switch {
                 link_rr: 0,
                 xbar_busy: false,
                 link_busy: false,
+                deferred_free: None,
                 sending: None,
                 crossing: 0,
                 stretch: 0,
