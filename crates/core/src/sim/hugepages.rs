@@ -8,13 +8,6 @@
 //! pages, early in the run and again after twice as many events each time, as packets, events
 //! and send queues take more of it. Where pages come from changes no result.
 
-use crate::config::Config;
-
-/// Runs estimated below this keep their pages: their state is within the reach of the
-/// processor's cache of 4 KiB page translations (a few thousand entries, 6 to 12 MiB) or close
-/// to it, and collapsing costs time.
-const MIN_ESTIMATED_BYTES: f64 = 32.0 * 1024.0 * 1024.0;
-
 /// Mappings smaller than one huge page (2 MiB) cannot hold one.
 const MIN_MAPPING_BYTES: usize = 2 << 20;
 
@@ -28,9 +21,11 @@ pub(crate) struct Advisor {
 const FIRST_AT_EVENTS: u64 = 1 << 16;
 
 impl Advisor {
-    /// The advisor of `cfg` run with a mechanism of `mech_vcs` VCs.
-    pub(crate) fn new(cfg: &Config, mech_vcs: usize) -> Advisor {
-        let large = super::memory::estimate_bytes(cfg, mech_vcs) >= MIN_ESTIMATED_BYTES;
+    /// The advisor of a run that is `large` (`memory::LARGE_RUN_BYTES`): a smaller one keeps
+    /// its pages, its state within the reach of the processor's cache of 4 KiB page
+    /// translations (a few thousand entries, 6 to 12 MiB) or close to it, and collapsing costs
+    /// time.
+    pub(crate) fn new(large: bool) -> Advisor {
         Advisor { next: if large { FIRST_AT_EVENTS } else { u64::MAX } }
     }
 

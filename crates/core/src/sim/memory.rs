@@ -37,6 +37,14 @@ const RUN_GROWTH: f64 = 1.5;
 /// One time-series bin of one class (`stats::Bin`).
 const BIN_BYTES: f64 = 48.0;
 
+/// A run estimated at this or more outgrows the caches and the processor's cache of 4 KiB page
+/// translations: it prefetches what its events touch (`sim::prefetch`) and asks for huge pages
+/// (`sim::hugepages`). Below it both cost time: without prefetching, the 256-host benchmark
+/// (about 7 MiB) runs 8% faster and the 512-host flattened butterfly (22 MiB) 25% faster,
+/// while 1,024 hosts (34 MiB) run 4% slower and 4,096 (79 MiB) 7% slower (medians,
+/// interleaved, docs/performance.md, 2026-11-26).
+pub const LARGE_RUN_BYTES: f64 = 32.0 * 1024.0 * 1024.0;
+
 /// Estimated peak memory of running `cfg` with a mechanism of `mech_vcs` virtual channels (the
 /// network has them once per routing phase), in bytes.
 pub fn estimate_bytes(cfg: &Config, mech_vcs: usize) -> f64 {

@@ -275,6 +275,9 @@ pub struct Sim<M: Mechanism> {
     pub(crate) vc_groups: Vec<Vec<Vc>>,
     /// When the run asks for huge pages (a split run's first partition asks for all).
     pub(crate) huge_pages: hugepages::Advisor,
+    /// Whether events prefetch what the next ones touch (`sim::prefetch`): only where the
+    /// state outgrows the caches (`memory::LARGE_RUN_BYTES`).
+    prefetching: bool,
     pub(crate) switches: Vec<Switch>,
     pub(crate) nics: Vec<Nic>,
     pub(crate) control: ControlQueues,
@@ -356,6 +359,7 @@ impl<M: Mechanism> Sim<M> {
         let out_cap = cfg.switch.output_buffer_bytes(&cfg.nic);
         let seed = cfg.simulation.seed;
         let (nv, mech_vcs) = (vcs.len(), classes.len());
+        let large = memory::estimate_bytes(cfg, mech_vcs) >= memory::LARGE_RUN_BYTES;
         let flow = match (pfc::Pfc::for_network(cfg, &topo, in_cap)?, lossy::DropTail::for_network(cfg, in_cap)?) {
             (Some(p), _) => FlowControl::Pfc(p),
             (_, Some(d)) => FlowControl::Lossy(d),
@@ -513,7 +517,8 @@ impl<M: Mechanism> Sim<M> {
             mech_vcs,
             vcs,
             vc_groups,
-            huge_pages: hugepages::Advisor::new(cfg, mech_vcs),
+            huge_pages: hugepages::Advisor::new(large),
+            prefetching: large,
             switches,
             nics,
             qps: SendQueues::default(),
@@ -590,7 +595,9 @@ impl<M: Mechanism> Sim<M> {
     #[inline(always)]
     fn step(&mut self, t: Time, ev: Event) {
         self.now = t;
-        self.prefetch_next();
+        if self.prefetching {
+            self.prefetch_next();
+        }
         self.dispatch(ev);
         if !self.deferred.is_empty() {
             self.run_deferred();

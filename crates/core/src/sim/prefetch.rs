@@ -6,7 +6,8 @@
 //! 2026-11-26). Events of the bucket being served are known in order (`EventQueue::
 //! peek_current`), so the loads are issued in two stages: the channel of the event after next,
 //! and what the next event's channel (fetched one event earlier) leads to. Prefetches change no
-//! state: results are identical with or without them.
+//! state: results are identical with or without them. A small run, whose state the caches hold,
+//! does without: there they cost more than they save (`memory::LARGE_RUN_BYTES`).
 
 use super::Sim;
 use crate::cc::Mechanism;
