@@ -91,10 +91,6 @@ pub trait Route {
     /// advances the packet's `leg`. `outputs` is the switch's output state (what adaptive
     /// routing reads) and `rng` its own stream.
     fn route(&self, sw: SwitchId, dst: NodeId, flow: Flow, leg: &mut Leg, outputs: &[Output], rng: &mut Stream) -> PortId;
-
-    /// Whether `route` reads `outputs` (adaptive routing): their state must then be settled
-    /// first (`sim::lazy_link`).
-    const READS_OUTPUTS: bool = false;
 }
 
 /// An algorithm `routing.algorithm` can name.
@@ -105,6 +101,9 @@ pub trait Registered: Route + Sized {
     const DOC: &'static str;
     /// The contents of `[routing.NAME]`.
     type Settings: Settings;
+    /// Whether `route` reads its `outputs` (adaptive routing): their links then free by event
+    /// (`sim::lazy_link`).
+    const READS_OUTPUTS: bool = false;
     /// How many VC sets the routing needs to be deadlock-free on `topology` (see the module doc).
     fn phases(_topology: &TopologyConfig) -> u8 {
         1
@@ -171,9 +170,9 @@ macro_rules! __routings {
                 }
             }
 
-            /// Whether the algorithm reads the switch's outputs (`Route::READS_OUTPUTS`).
+            /// Whether the algorithm reads the switch's outputs (`Registered::READS_OUTPUTS`).
             pub fn reads_outputs(&self) -> bool {
-                match self { $(Routing::$ty(_) => <$ty as Route>::READS_OUTPUTS,)* }
+                match self { $(Routing::$ty(_) => <$ty as Registered>::READS_OUTPUTS,)* }
             }
 
             /// `[routing.NAME]` of the algorithm `cfg` selects for `topo`, every default written out.

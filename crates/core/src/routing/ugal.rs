@@ -58,6 +58,7 @@ impl Registered for Ugal {
     const ABOUT: &'static str = "UGAL: minimal or a Valiant detour, chosen at the first switch from its queue lengths, on flattened butterflies and dragonflies (CBCM paper §V).";
     const DOC: &'static str = "Flattened butterflies and dragonflies (traffic within a dragonfly group goes minimally). The first switch draws an intermediate router as `valiant` does and detours through it when hops x queue length of the detour's first port, plus the threshold, is below that of the minimal port; otherwise the packet goes minimally. A port's queue length is the bytes waiting for it in the switch's input VOQs, in its output buffer and downstream (credits in use), over all VCs. The VC sets of `valiant`; deadlock-free.\n\n| key | default | meaning |\n|---|---|---|\n| `threshold_bytes` | `16` | The margin a detour must win by: BookSim2's 2 flits of 8 bytes (the CBCM paper's simulator, §V). |\n";
     type Settings = UgalSettings;
+    const READS_OUTPUTS: bool = true;
 
     fn build(settings: UgalSettings, _: &RoutingConfig, topo: &Topology) -> ConfigResult<Ugal> {
         Ok(Ugal { direct: Direct::build(topo, "ugal")?, threshold_bytes: settings.threshold_bytes as u64 })
@@ -81,8 +82,6 @@ impl Ugal {
 }
 
 impl Route for Ugal {
-    const READS_OUTPUTS: bool = true;
-
     #[inline]
     fn route(&self, sw: SwitchId, dst: NodeId, _: Flow, leg: &mut Leg, outputs: &[Output], rng: &mut Stream) -> PortId {
         if leg.is_start() {

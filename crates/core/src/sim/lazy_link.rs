@@ -11,7 +11,7 @@
 //! packet reaches the output's buffer, and the requester the only reader of its state. If the
 //! time has passed by then, the release is applied; if not, the event is scheduled, at the time
 //! and in the place it would have had. Under adaptive routing, which reads every candidate
-//! output's load at each hop (`Route::READS_OUTPUTS`), every link frees by event.
+//! output's load at each hop (`Registered::READS_OUTPUTS`), every link frees by event.
 //!
 //! The release takes effect exactly where the event would have run in the event order
 //! (`EventQueue::passed`), so results are identical to scheduling every event; only the count

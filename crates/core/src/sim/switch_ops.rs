@@ -575,6 +575,7 @@ impl<M: Mechanism> Sim<M> {
         if o.vcs.iter().all(|v| v.fifo.is_empty()) {
             self.switches[s.idx()].out_queued &= !port.bit();
         }
+        // After the queued mask: whether the link's release needs an event depends on it.
         if !interleave {
             self.link_frees(s, port, now + ser);
         }
