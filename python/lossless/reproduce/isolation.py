@@ -71,13 +71,15 @@ def _level(s: pd.Series) -> float:
     return float(_during(s).mean())
 
 
-def _throughput_figure(panels: dict[str, dict[str, pd.Series]], title: str, out: Path) -> Path:
-    """One panel per entry of `panels` (its title: the techniques' throughput over time)."""
+def _throughput_figure(panels: dict[str, dict[str, pd.Series]], title: str, out: Path, shade: tuple[int, int] | None = BURST_NS) -> Path:
+    """One panel per entry of `panels` (its title: the techniques' throughput over time), the
+    interval `shade` (ns) shaded."""
     fig, axes = plt.subplots(1, len(panels), figsize=(4.5 * len(panels), 4), sharey=True, squeeze=False)
     for ax, (name, lines) in zip(axes[0], panels.items()):
         for k, s in lines.items():
             ax.plot(s.index / 1e6, s.rolling(5, min_periods=1).mean().values, label=k, lw=0.9)
-        ax.axvspan(BURST_NS[0] / 1e6, BURST_NS[1] / 1e6, color="grey", alpha=0.1)
+        if shade:
+            ax.axvspan(shade[0] / 1e6, shade[1] / 1e6, color="grey", alpha=0.1)
         ax.set(xlabel="time (ms)", title=name)
     axes[0][0].set_ylabel("normalized network throughput")
     axes[0][0].legend()
@@ -152,6 +154,47 @@ def ib_t52(out: Path, full: bool, jobs) -> Reproduction:
     ax.set(ylabel="accepted (of its link)", title="Parking lot and victim (thesis Paper V Fig. 9)")
     ax.legend()
     r.figure = save_figure(fig, out)
+    return r
+
+
+#: Paper V's case #1 (§V-A): the victim F0 sends for the whole 10 ms, the contributors join one
+#: by one at 2, 4 and 6 ms, all at the full link rate. On the parking lot the victim is V, the
+#: contributors X1 and X2 (on the left switch, as F1 and F2 seem to be: Paper V blames ITh's dip
+#: on "congestion detection at the left switch") and Y (on the right).
+MS = 1_000_000
+STEPS = [
+    {"name": "victim", "pattern": "flow", "src": "V", "dest": "W", "greedy": True},
+    {"name": "X1", "pattern": "flow", "src": "X1", "dest": "T", "greedy": True, "start_ns": 2 * MS},
+    {"name": "X2", "pattern": "flow", "src": "X2", "dest": "T", "greedy": True, "start_ns": 4 * MS},
+    {"name": "Y", "pattern": "flow", "src": "Y", "dest": "T", "greedy": True, "start_ns": 6 * MS},
+]
+
+
+@target("ib-t53", "IB-T5.3: light-load case #1 over time, 1Q/ITh/FBICM/CCFIT (a substitute for Paper V's configuration #1)")
+def ib_t53(out: Path, full: bool, jobs) -> Reproduction:
+    steps = {"traffic": STEPS, "simulation.warmup_ns": 0, "simulation.measure_ns": 10 * MS, "simulation.bin_ns": 100_000}
+    runs = run_many([(example(PARKING_LOT), {**steps, **o}) for o in PARKING_TECHNIQUES.values()], jobs)
+    series = dict(zip(PARKING_TECHNIQUES, map(_network_throughput, runs)))
+
+    def mean(k: str, a: int, b: int) -> float:
+        s = series[k]
+        return float(s[(s.index >= a * MS) & (s.index < b * MS)].mean())
+
+    r = Reproduction("ib-t53", "Thesis Paper V Fig. 7a: network throughput as the contributors join (case #1)")
+    cc = ("ITh", "FBICM", "CCFIT")
+    # Congestion starts at 4 ms, when the second contributor joins: X1 alone fills T's link
+    # exactly.
+    worst = min(mean(k, 4, 10) for k in cc)
+    r.check("1Q struggles once congestion starts", "1Q struggles", f"1Q {mean('1Q', 4, 10):.3f}, the others from {worst:.3f} (4-10 ms)", "< 0.9x each", mean("1Q", 4, 10) < 0.9 * worst)
+    others = {a: (mean("FBICM", a, b) + mean("CCFIT", a, b)) / 2 for a, b in ((4, 6), (6, 10))}
+    dip = mean("ITh", 4, 6) / others[4]
+    after = mean("ITh", 6, 10) / others[6]
+    r.check("ITh drops in [4, 6] ms, then recovers", "a drop in [4, 6] ms", f"{dip:.2f}x FBICM's and CCFIT's mean, then {after:.2f}x", "< 0.9x, then >= 0.9x", dip < 0.9 and after >= 0.9)
+    late = {k: mean(k, 6, 10) for k in cc}
+    spread = max(late.values()) / min(late.values())
+    row = ", ".join(f"{k} {v:.3f}" for k, v in late.items())
+    r.check("ITh, FBICM and CCFIT similar (after ITh's dip)", "similar results", f"{row} (6-10 ms; max/min {spread:.2f})", "max/min <= 1.1", spread <= 1.1)
+    r.figure = _throughput_figure({"case #1": series}, "Thesis Paper V Fig. 7a (parking lot, case #1)", out, shade=None)
     return r
 
 
