@@ -25,7 +25,7 @@ from run import BINARY, ROOT, measure  # noqa: E402
 
 SCENARIO = ROOT / "bench" / "fattree4096_uniform.toml"
 # (hosts, k, n, simulated us)
-SIZES = [(256, 16, 2, 1000), (4096, 16, 3, 30), (65536, 16, 4, 4)]
+SIZES = [(256, 16, 2, 1000), (4096, 16, 3, 30), (65536, 16, 4, 12)]
 FIGURE = ROOT / "docs" / "img" / "scaling.png"
 
 
