@@ -27,6 +27,9 @@ fn each_error_names_its_key() {
         (&["switch.read_ports=0"], "switch.read_ports", "must be between 1 and 63"),
         (&["nic.tx_fifo_bytes=100"], "nic.tx_fifo_bytes", "must be 0 (no FIFO) or between one data packet (256 bytes)"),
         (&["cc.mechanism=\"srp\"", "nic.tx_fifo_bytes=4096"], "nic.tx_fifo_bytes", "srp decides as a packet takes the link"),
+        (&["nic.hot_queues=2"], "nic.hot_queues", "share the transmit FIFO's bytes: set nic.tx_fifo_bytes too"),
+        (&["nic.hot_queues=17", "nic.tx_fifo_bytes=4096"], "nic.hot_queues", "must be 0 (none) to 16, got 17"),
+        (&["nic.hot_queues=2", "nic.tx_fifo_bytes=4096"], "nic.hot_queues", "`voq` sends no lines down to the NICs"),
         (&["topology.k=32"], "topology.k", "ports"),
         (&["topology.kind=\"torus\""], "topology.kind", "unknown variant"),
         (

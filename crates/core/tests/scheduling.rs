@@ -306,6 +306,39 @@ links = [
     assert!(hfdi.isolation.expect("HFDI counts its HPQs")["hot_queues_allocated"] > 0);
 }
 
+// The thesis' HCA (Paper VI §3.2): A now sends to H as fast as it can, through a 16 KB transmit
+// FIFO. Without hot-packet queues at the NIC, the packets for H that fill the FIFO before S1's
+// Stop reaches A go into S1's input and hold its buffer, and A's packets for D queue behind them
+// in the FIFO; with two, S1's line takes one, H's packets move into it and wait while the line
+// is stopped, and the FIFO carries A's packets for D.
+#[test]
+fn hca_hot_queues_keep_a_stopped_flow_from_holding_up_the_transmit_fifo() {
+    let text = on_switches(
+        r#"switches = ["S1", "S2", "S3"]
+latency_ns = 10
+links = [
+  { a = "A", b = "S1" }, { a = "B", b = "S1" }, { a = "C", b = "S1" }, { a = "S1", b = "S2" },
+  { a = "D", b = "S2" }, { a = "S2", b = "S3" }, { a = "H", b = "S3", bandwidth_gbps = 1 },
+]"#,
+    ) + &A_HOT.replace("load = 0.02\narrival = \"periodic\"\n", "greedy = true\n");
+    assert!(text.contains("src = \"A\"\ndest = \"H\"\ngreedy = true\n"), "A sends to H greedily");
+    let hfdi = [
+        "switch.input_queues=\"hfdi\"",
+        "switch.input_buffer_packets=32",
+        "switch.hfdi.hth_bytes=1024",
+        "switch.hfdi.lth_bytes=512",
+        "nic.tx_fifo_bytes=16384",
+    ];
+    let run_with = |hot: u32| run_config(&config_with(&text, &[&hfdi[..], &[&format!("nic.hot_queues={hot}")]].concat()));
+    let (fifo, hca) = (run_with(0), run_with(2));
+    assert!(fifo.classes["A_cold"].accepted < 0.6, "no hot queues at the NIC: A to D {}", fifo.classes["A_cold"].accepted);
+    assert_close("two hot queues at the NIC: A to D", hca.classes["A_cold"].accepted, 0.9, 0.02);
+    // H's link stays full, a fifth of it A's.
+    assert_close("two hot queues at the NIC: A to H", hca.classes["A_hot"].accepted, 0.02, 0.002);
+    assert!(hca.isolation.expect("HFDI counts")["nic_hot_queues_allocated"] > 0);
+    assert!(!fifo.isolation.expect("HFDI counts").contains_key("nic_hot_queues_allocated"), "counted only where NICs have them");
+}
+
 // Every hot queue, CAM line and NIC line of FBICM and HFDI is released once its tree has gone, and
 // no flow's packets arrive out of order: the thesis'
 // Paper V network #3 with its hot spot from 0.1 to 0.3 ms under half-load uniform traffic (which
@@ -313,22 +346,25 @@ links = [
 #[test]
 fn fbicm_and_hfdi_release_their_queues_after_the_tree_has_gone() {
     for queues in ["fbicm", "hfdi"] {
-        released_after_the_tree(queues);
+        released_after_the_tree(queues, &[]);
     }
+    // With the thesis' HCA (Paper VI §3.2): a transmit FIFO of 8 packets and two hot-packet
+    // queues beside it at every NIC.
+    released_after_the_tree("hfdi", &["nic.tx_fifo_bytes=16384", "nic.hot_queues=2"]);
 }
 
-fn released_after_the_tree(queues: &str) {
-    let cfg = config_with(
-        &example("isolation/fattree64_hotspot.toml"),
-        &[
-            &format!("switch.input_queues=\"{queues}\""),
-            "simulation.measure_ns=1000000",
-            "traffic.0.load=0.5",
-            "traffic.0.stop_ns=600000",
-            "traffic.1.start_ns=100000",
-            "traffic.1.stop_ns=300000",
-        ],
-    );
+fn released_after_the_tree(queues: &str, nic: &[&str]) {
+    let organization = format!("switch.input_queues=\"{queues}\"");
+    let mut overrides = vec![
+        organization.as_str(),
+        "simulation.measure_ns=1000000",
+        "traffic.0.load=0.5",
+        "traffic.0.stop_ns=600000",
+        "traffic.1.start_ns=100000",
+        "traffic.1.stop_ns=300000",
+    ];
+    overrides.extend_from_slice(nic);
+    let cfg = config_with(&example("isolation/fattree64_hotspot.toml"), &overrides);
     let mut sim = lossless_core::Sim::new(&cfg, lossless_core::cc::none::NoCc).unwrap();
     sim.track_order();
     // Midway through the hot spot (picoseconds).

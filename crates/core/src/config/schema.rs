@@ -343,6 +343,11 @@ pub struct NicConfig {
     /// paper's victim meets head-of-line blocking (§III-B: "inside the queue that f1 shares
     /// with f4"); the paper does not give its size.
     pub tx_fifo_bytes: u32,
+    /// Hot-packet queues beside the transmit FIFO (the thesis' HCA, Paper VI §3.2: one CPQ and
+    /// two HPQs): a line the first switch's input sends down takes one while one is free, the
+    /// FIFO's packets for its destinations move into it, and it waits while the line is
+    /// stopped, so they hold back nothing else. They share the FIFO's bytes. 0: none.
+    pub hot_queues: u32,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
@@ -386,6 +391,7 @@ impl Default for NicConfig {
             arbitration: NicArbitration::RoundRobin,
             send_queues: SendQueueScope::PerDestination,
             tx_fifo_bytes: 0,
+            hot_queues: 0,
         }
     }
 }

@@ -288,6 +288,12 @@ impl NicConfig {
                 ),
             ));
         }
+        if self.hot_queues > 16 {
+            return Err(ConfigError::new("nic.hot_queues", format!("must be 0 (none) to 16, got {}", self.hot_queues)));
+        }
+        if self.hot_queues > 0 && self.tx_fifo_bytes == 0 {
+            return Err(ConfigError::new("nic.hot_queues", "hot-packet queues share the transmit FIFO's bytes: set nic.tx_fifo_bytes too, or 0 hot queues"));
+        }
         Ok(())
     }
 }

@@ -77,6 +77,14 @@ pub struct Nic {
     /// Lines of the first switch's input (congested-flow isolation, thesis Papers V and VI):
     /// id, destinations and whether the NIC is told to stop sending them.
     pub lines: Vec<(u32, Vec<NodeId>, bool)>,
+    /// Hot-packet queues beside the transmit FIFO (`nic.hot_queues`, the thesis' HCA, Paper
+    /// VI §3.2): a line's id and its destinations' packets, in order. Their bytes count in
+    /// `tx_bytes`.
+    pub hot: Vec<(u32, VecDeque<PacketId>)>,
+    /// Where the link's round-robin over the FIFO (0) and the hot queues (1 + index) starts.
+    pub hot_turn: usize,
+    /// Hot-packet queues taken over the run.
+    pub hot_allocated: u64,
     /// Data packets this NIC has created: the count behind their identities (`next_uid`).
     created: u64,
     /// Send queues this NIC has opened: the count behind their numbers (`open_queue`).
@@ -84,6 +92,16 @@ pub struct Nic {
 }
 
 impl Nic {
+    /// The hot-packet queue that takes `dst`'s packets: the first whose line names it.
+    pub fn hot_queue_of(&self, dst: NodeId) -> Option<usize> {
+        self.hot.iter().position(|(id, _)| self.lines.iter().any(|(l, dests, _)| l == id && dests.contains(&dst)))
+    }
+
+    /// Whether line `id` is stopped.
+    pub fn line_stopped(&self, id: u32) -> bool {
+        self.lines.iter().any(|&(l, _, stopped)| l == id && stopped)
+    }
+
     pub fn new(out: ChannelId, inp: ChannelId, credits: Vec<crate::switch::Credits>) -> Nic {
         Nic {
             out,
@@ -98,6 +116,9 @@ impl Nic {
             tx: VecDeque::new(),
             tx_bytes: 0,
             lines: Vec::new(),
+            hot: Vec::new(),
+            hot_turn: 0,
+            hot_allocated: 0,
             created: 0,
             opened: 0,
         }

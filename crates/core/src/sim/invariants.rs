@@ -187,16 +187,23 @@ impl<M: Mechanism> Sim<M> {
             }
         }
         for (n, nic) in self.nics.iter().enumerate() {
+            if nic.hot.len() > self.p.nic_hot_queues || nic.hot.iter().any(|&(id, _)| !nic.lines.iter().any(|l| l.0 == id)) {
+                return Err(format!("NIC {n}: {} hot-packet queues (at most {}), each for a line it holds", nic.hot.len(), self.p.nic_hot_queues));
+            }
             let bytes: u32 = nic
                 .tx
                 .iter()
+                .chain(nic.hot.iter().flat_map(|(_, packets)| packets))
                 .map(|&pkt| {
                     count(self.slab.get(pkt).kind);
                     self.slab.get(pkt).bytes
                 })
                 .sum();
             if bytes != nic.tx_bytes || bytes > self.p.tx_fifo {
-                return Err(format!("NIC {n}: its transmit FIFO holds {bytes} bytes, counted {}, capacity {}", nic.tx_bytes, self.p.tx_fifo));
+                return Err(format!(
+                    "NIC {n}: its transmit FIFO and hot-packet queues hold {bytes} bytes, counted {}, capacity {}",
+                    nic.tx_bytes, self.p.tx_fifo
+                ));
             }
         }
         let queued_control = self.control.iter().map(|q| q.len() as u64).sum();

@@ -18,6 +18,8 @@ pub(crate) struct IsolationCounters {
     refused: u64,
     inputs_run_out: u64,
     none_free_ps: u64,
+    /// NICs' hot-packet queues taken, where NICs have them (`nic.hot_queues`).
+    nic_allocated: Option<u64>,
 }
 
 impl IsolationCounters {
@@ -27,6 +29,7 @@ impl IsolationCounters {
         self.refused += o.refused;
         self.inputs_run_out += o.inputs_run_out;
         self.none_free_ps += o.none_free_ps;
+        self.nic_allocated = self.nic_allocated.map(|a| a + o.nic_allocated.unwrap_or(0));
     }
 
     pub fn table(self) -> std::collections::BTreeMap<String, u64> {
@@ -36,7 +39,8 @@ impl IsolationCounters {
             ("inputs_run_out", self.inputs_run_out),
             ("input_ns_without_free_hot_queue", self.none_free_ps / 1_000),
         ];
-        counters.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+        let nic = self.nic_allocated.map(|a| ("nic_hot_queues_allocated", a));
+        counters.into_iter().chain(nic).map(|(k, v)| (k.to_string(), v)).collect()
     }
 }
 
@@ -97,14 +101,35 @@ impl<M: Mechanism> Sim<M> {
         };
         match self.topo.channels[ch.idx()].from {
             Endpoint::Host(n) => {
-                let lines = &mut self.nics[n.idx()].lines;
-                let at = lines.iter().position(|l| l.0 == line);
+                let (slab, nic) = (&self.slab, &mut self.nics[n.idx()]);
+                let at = nic.lines.iter().position(|l| l.0 == line);
                 match (signal, at) {
-                    (Signal::Allocate, None) => lines.push((line, dests, false)),
-                    (Signal::Stop, Some(l)) => lines[l].2 = true,
-                    (Signal::Go, Some(l)) => lines[l].2 = false,
+                    (Signal::Allocate, None) => {
+                        if nic.hot.len() < self.p.nic_hot_queues {
+                            // The FIFO's packets for the line's destinations move into a free
+                            // hot-packet queue, in order (Paper VI §3.2's HCA).
+                            let (hot, cold) = nic.tx.drain(..).partition(|&p| dests.contains(&slab.get(p).dst));
+                            nic.tx = cold;
+                            nic.hot.push((line, hot));
+                            nic.hot_allocated += 1;
+                        }
+                        nic.lines.push((line, dests, false));
+                    }
+                    (Signal::Stop, Some(l)) => nic.lines[l].2 = true,
+                    (Signal::Go, Some(l)) => nic.lines[l].2 = false,
                     (Signal::Deallocate, Some(l)) => {
-                        lines.swap_remove(l);
+                        nic.lines.swap_remove(l);
+                        if let Some(h) = nic.hot.iter().position(|&(id, _)| id == line) {
+                            // What it still holds goes where its destinations' packets go now,
+                            // behind nothing of theirs: only this queue took them.
+                            let (_, packets) = nic.hot.remove(h);
+                            for p in packets {
+                                match nic.hot_queue_of(slab.get(p).dst) {
+                                    Some(k) => nic.hot[k].1.push_back(p),
+                                    None => nic.tx.push_back(p),
+                                }
+                            }
+                        }
                     }
                     _ => unreachable!("{signal:?} for line {line} at NIC {n} with line {at:?}"),
                 }
@@ -157,6 +182,7 @@ impl<M: Mechanism> Sim<M> {
             refused: sum(&|h| h.exhausted),
             inputs_run_out: sum(&|h| (h.exhausted > 0) as u64),
             none_free_ps: sum(&|h| h.none_free_until(now)),
+            nic_allocated: (self.p.nic_hot_queues > 0).then(|| self.nics.iter().map(|n| n.hot_allocated).sum()),
         })
     }
 

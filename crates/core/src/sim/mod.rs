@@ -229,6 +229,8 @@ pub(crate) struct Params {
     pub paced: bool,
     /// Bytes of each NIC's transmit FIFO (`nic.tx_fifo_bytes`; 0: none).
     pub tx_fifo: u32,
+    /// Hot-packet queues beside it (`nic.hot_queues`).
+    pub nic_hot_queues: usize,
     /// Packets an input moves across the crossbar at once (`switch.read_ports`).
     pub read_ports: u8,
     /// How receivers hold back senders (`[flow_control]`).
@@ -352,6 +354,15 @@ impl<M: Mechanism> Sim<M> {
             ));
         }
         let data_queue = Spec::of_data_vcs(&cfg.switch)?;
+        if cfg.nic.hot_queues > 0 && !data_queue.isolates() {
+            return Err(ConfigError::new(
+                "nic.hot_queues",
+                format!(
+                    "`{}` sends no lines down to the NICs: hot-packet queues need switch.input_queues = \"hfdi\" or \"fbicm\", or set 0",
+                    cfg.switch.input_queues
+                ),
+            ));
+        }
         let vcs: Vec<VcSpec> = (0..phases)
             .flat_map(|_| classes.iter().map(|&class| VcSpec { class, queue: if class == VcClass::Data { data_queue.clone() } else { Spec::fifo() } }))
             .collect();
@@ -549,6 +560,7 @@ impl<M: Mechanism> Sim<M> {
                 queue_per_flow: cfg.nic.send_queues == SendQueueScope::PerFlow,
                 paced: cfg.traffic.iter().any(|t| t.rate_limit.is_some()),
                 tx_fifo: cfg.nic.tx_fifo_bytes,
+                nic_hot_queues: cfg.nic.hot_queues as usize,
                 read_ports: cfg.switch.read_ports as u8,
                 flow,
             },

@@ -264,14 +264,25 @@ impl<M: Mechanism> Sim<M> {
     /// Sends the head of `node`'s transmit FIFO if its VC has credits (the link is free), and
     /// refills the FIFO.
     fn send_tx_head(&mut self, node: NodeId) {
+        let nic = &self.nics[node.idx()];
+        // The FIFO (0) and the hot-packet queues whose line is not stopped, in turn: each head
+        // waits for credits alone.
+        let queues = 1 + nic.hot.len();
+        let next = (0..queues).map(|k| (nic.hot_turn + k) % queues).find_map(|q| {
+            let head = match q {
+                0 => nic.tx.front(),
+                _ => Some(&nic.hot[q - 1]).filter(|(line, _)| !nic.line_stopped(*line)).and_then(|(_, packets)| packets.front()),
+            };
+            head.filter(|&&pkt| nic.credits[self.slab.get(pkt).vc as usize].room(self.slab.get(pkt))).map(|&pkt| (q, pkt))
+        });
+        let Some((q, pkt)) = next else { return };
         let nic = &mut self.nics[node.idx()];
-        let Some(&pkt) = nic.tx.front() else { return };
-        let p = self.slab.get(pkt);
-        if !nic.credits[p.vc as usize].room(p) {
-            return;
-        }
-        nic.tx.pop_front();
-        nic.tx_bytes -= p.bytes;
+        match q {
+            0 => nic.tx.pop_front(),
+            _ => nic.hot[q - 1].1.pop_front(),
+        };
+        nic.tx_bytes -= self.slab.get(pkt).bytes;
+        nic.hot_turn = (q + 1) % queues;
         self.send(node, pkt);
         while self.arbitrate(node) {}
     }
@@ -396,8 +407,12 @@ impl<M: Mechanism> Sim<M> {
         let id = self.slab.alloc(pkt);
         self.stats.counters.injected += 1;
         if self.p.tx_fifo > 0 {
+            let dst = self.slab.get(id).dst;
             let nic = &mut self.nics[node.idx()];
-            nic.tx.push_back(id);
+            match nic.hot_queue_of(dst) {
+                Some(h) => nic.hot[h].1.push_back(id),
+                None => nic.tx.push_back(id),
+            }
             nic.tx_bytes += bytes;
         } else {
             self.send(node, id);

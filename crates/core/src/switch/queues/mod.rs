@@ -94,6 +94,9 @@ pub trait Registered: Queueing + Sized {
     /// Whether packets wait per output port (virtual output queues): `OutputView`'s per-VoQ
     /// detail reads them.
     const PER_OUTPUT: bool;
+    /// Whether it isolates congested flows and sends lines upstream (`Isolating`): what a NIC's
+    /// hot-packet queues (`nic.hot_queues`) follow.
+    const ISOLATES: bool = false;
     /// The contents of `[switch.NAME]`.
     type Settings: Settings + Clone + std::fmt::Debug;
     /// A buffer's state, on a switch with `ports` ports.
@@ -154,6 +157,12 @@ macro_rules! __organizations {
             pub fn per_output(&self) -> bool {
                 match self {
                     $(Spec::$ty(_) => <$ty>::PER_OUTPUT,)*
+                }
+            }
+
+            pub fn isolates(&self) -> bool {
+                match self {
+                    $(Spec::$ty(_) => <$ty>::ISOLATES,)*
                 }
             }
 
