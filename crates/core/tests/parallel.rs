@@ -153,14 +153,16 @@ fn tcp_and_accurate_run_bit_for_bit_on_several_threads_over_every_flow_control()
 fn the_reproductions_variants_run_bit_for_bit_on_several_threads() {
     // The settings `lossless reproduce` turns on over the examples: input-buffer organizations
     // with and without IB CC (thesis Papers V-VI), Santos' responses and marking, CBCM's
-    // variants and the CBCM paper's ECN and SRP, drawn IB CC marks, SRP on single packets.
-    let cases: [(&str, &str, &[&str]); 19] = [
+    // variants and the CBCM paper's ECN and SRP, drawn IB CC marks, SRP on single packets; and
+    // the thesis' HCA (a transmit FIFO with hot-packet queues), which none turns on.
+    let cases: [(&str, &str, &[&str]); 20] = [
         ("isolation/fattree64_hotspot.toml", "none", &["switch.input_queues=\"fifo\""]),
         ("isolation/fattree64_hotspot.toml", "none", &["switch.input_queues=\"voqnet\""]),
         ("isolation/fattree64_hotspot.toml", "ibcc", &["switch.input_queues=\"voq\""]),
         ("isolation/fattree64_hotspot.toml", "ibcc", &["switch.input_queues=\"fbicm\"", "cc.ibcc.threshold_mode=\"cfq\""]),
         ("isolation/fattree64_ecocc.toml", "none", &[]),
         ("isolation/fattree64_ecocc.toml", "ibcc", &["switch.input_queues=\"voq\""]),
+        ("isolation/fattree64_ecocc.toml", "ibcc", &["nic.tx_fifo_bytes=16384", "nic.hot_queues=2"]),
         ("santos/two_switch.toml", "santos", &["cc.santos.response=\"fimd\"", "cc.santos.discrete=true"]),
         ("santos/two_switch.toml", "santos", &["cc.santos.response=\"aimd\"", "cc.santos.marking=\"full_buffer\""]),
         ("cbcm/fb16_hotspot.toml", "cbcm", &["cc.cbcm.dedicated_vc=false", "cc.cbcm.rate_scale=0.99"]),
