@@ -281,6 +281,18 @@ fn fbicm_isolates_a_congested_destination_in_a_few_queues() {
     assert_close("FBICM: to H", to_h(&fbicm), to_h(&fifo), 0.005);
 }
 
+/// `HEAD_OF_LINE` with H a switch further than D: S1 - S2 - S3 - H, D on S2.
+fn a_switch_away() -> String {
+    on_switches(
+        r#"switches = ["S1", "S2", "S3"]
+latency_ns = 10
+links = [
+  { a = "A", b = "S1" }, { a = "B", b = "S1" }, { a = "C", b = "S1" }, { a = "S1", b = "S2" },
+  { a = "D", b = "S2" }, { a = "S2", b = "S3" }, { a = "H", b = "S3", bandwidth_gbps = 1 },
+]"#,
+    )
+}
+
 // HFDI (thesis Paper VI): VOQs (CPQs) and two HPQs per input; the same flows with H one switch
 // further (S1 - S2 - S3 - H, D on S2). S3's CPQ for H's link passes HTh: a root, whose line goes
 // up to S2. A root never stops its sender (Stop & Go run between HPQs), so S3's input buffer
@@ -289,14 +301,7 @@ fn fbicm_isolates_a_congested_destination_in_a_few_queues() {
 // for D. With VOQs alone H's packets fill that buffer and A's packets for D wait for it.
 #[test]
 fn hfdi_isolates_a_congested_destination_a_switch_away() {
-    let text = on_switches(
-        r#"switches = ["S1", "S2", "S3"]
-latency_ns = 10
-links = [
-  { a = "A", b = "S1" }, { a = "B", b = "S1" }, { a = "C", b = "S1" }, { a = "S1", b = "S2" },
-  { a = "D", b = "S2" }, { a = "S2", b = "S3" }, { a = "H", b = "S3", bandwidth_gbps = 1 },
-]"#,
-    ) + A_HOT;
+    let text = a_switch_away() + A_HOT;
     let run_with = |o: &[&str]| run_config(&config_with(&text, o));
     // Paper VI's HTh and LTh, 4 and 2 packets, here of 256 bytes, in a buffer of 32.
     let hfdi = run_with(&["switch.input_queues=\"hfdi\"", "switch.input_buffer_packets=32", "switch.hfdi.hth_bytes=1024", "switch.hfdi.lth_bytes=512"]);
@@ -313,14 +318,7 @@ links = [
 // is stopped, and the FIFO carries A's packets for D.
 #[test]
 fn hca_hot_queues_keep_a_stopped_flow_from_holding_up_the_transmit_fifo() {
-    let text = on_switches(
-        r#"switches = ["S1", "S2", "S3"]
-latency_ns = 10
-links = [
-  { a = "A", b = "S1" }, { a = "B", b = "S1" }, { a = "C", b = "S1" }, { a = "S1", b = "S2" },
-  { a = "D", b = "S2" }, { a = "S2", b = "S3" }, { a = "H", b = "S3", bandwidth_gbps = 1 },
-]"#,
-    ) + &A_HOT.replace("load = 0.02\narrival = \"periodic\"\n", "greedy = true\n");
+    let text = a_switch_away() + &A_HOT.replace("load = 0.02\narrival = \"periodic\"\n", "greedy = true\n");
     assert!(text.contains("src = \"A\"\ndest = \"H\"\ngreedy = true\n"), "A sends to H greedily");
     let hfdi = [
         "switch.input_queues=\"hfdi\"",
