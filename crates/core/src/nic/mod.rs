@@ -97,6 +97,15 @@ impl Nic {
         self.hot.iter().position(|(id, _)| self.lines.iter().any(|(l, dests, _)| l == id && dests.contains(&dst)))
     }
 
+    /// Queues data packet `pkt`, for `dst`, for the link: in the hot-packet queue of a line
+    /// naming `dst`, or else in the transmit FIFO (its bytes counted by the caller).
+    pub fn queue_for_link(&mut self, pkt: PacketId, dst: NodeId) {
+        match self.hot_queue_of(dst) {
+            Some(h) => self.hot[h].1.push_back(pkt),
+            None => self.tx.push_back(pkt),
+        }
+    }
+
     /// Whether line `id` is stopped.
     pub fn line_stopped(&self, id: u32) -> bool {
         self.lines.iter().any(|&(l, _, stopped)| l == id && stopped)

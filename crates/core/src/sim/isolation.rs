@@ -124,10 +124,7 @@ impl<M: Mechanism> Sim<M> {
                             // behind nothing of theirs: only this queue took them.
                             let (_, packets) = nic.hot.remove(h);
                             for p in packets {
-                                match nic.hot_queue_of(slab.get(p).dst) {
-                                    Some(k) => nic.hot[k].1.push_back(p),
-                                    None => nic.tx.push_back(p),
-                                }
+                                nic.queue_for_link(p, slab.get(p).dst);
                             }
                         }
                     }

@@ -273,7 +273,11 @@ impl<M: Mechanism> Sim<M> {
                 0 => nic.tx.front(),
                 _ => Some(&nic.hot[q - 1]).filter(|(line, _)| !nic.line_stopped(*line)).and_then(|(_, packets)| packets.front()),
             };
-            head.filter(|&&pkt| nic.credits[self.slab.get(pkt).vc as usize].room(self.slab.get(pkt))).map(|&pkt| (q, pkt))
+            head.filter(|&&pkt| {
+                let p = self.slab.get(pkt);
+                nic.credits[p.vc as usize].room(p)
+            })
+            .map(|&pkt| (q, pkt))
         });
         let Some((q, pkt)) = next else { return };
         let nic = &mut self.nics[node.idx()];
@@ -403,16 +407,12 @@ impl<M: Mechanism> Sim<M> {
             let mut ctx = mech_ctx!(self, RngAt::Nic(node));
             self.mech.on_injected(&mut ctx, view, &mut pkt);
         }
-        let bytes = pkt.bytes;
+        let (bytes, dst) = (pkt.bytes, pkt.dst);
         let id = self.slab.alloc(pkt);
         self.stats.counters.injected += 1;
         if self.p.tx_fifo > 0 {
-            let dst = self.slab.get(id).dst;
             let nic = &mut self.nics[node.idx()];
-            match nic.hot_queue_of(dst) {
-                Some(h) => nic.hot[h].1.push_back(id),
-                None => nic.tx.push_back(id),
-            }
+            nic.queue_for_link(id, dst);
             nic.tx_bytes += bytes;
         } else {
             self.send(node, id);
