@@ -50,7 +50,10 @@ impl<M: Mechanism> Sim<M> {
     /// signals leave for the sender upstream, arriving one link latency later (the local input
     /// has no upstream).
     pub(super) fn isolation_effects(&mut self, s: SwitchId, port: PortId, vc: Vc) {
-        // Called after every change to any input: the other organizations leave at once.
+        // Called after every change to any input: runs without isolation leave at once.
+        if !self.p.isolates {
+            return;
+        }
         let now = self.now;
         let Some(q) = self.switches[s.idx()].inputs[port.idx()][vc as usize].queues.isolating() else { return };
         q.hot_mut().clock(now);

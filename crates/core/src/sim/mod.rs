@@ -231,6 +231,9 @@ pub(crate) struct Params {
     pub tx_fifo: u32,
     /// Hot-packet queues beside it (`nic.hot_queues`).
     pub nic_hot_queues: usize,
+    /// The data VCs' input organization isolates congested flows (`fbicm`, `hfdi`): only then
+    /// can a change to an input have effects beyond it (`sim::isolation`).
+    pub isolates: bool,
     /// Packets an input moves across the crossbar at once (`switch.read_ports`).
     pub read_ports: u8,
     /// How receivers hold back senders (`[flow_control]`).
@@ -561,6 +564,7 @@ impl<M: Mechanism> Sim<M> {
                 paced: cfg.traffic.iter().any(|t| t.rate_limit.is_some()),
                 tx_fifo: cfg.nic.tx_fifo_bytes,
                 nic_hot_queues: cfg.nic.hot_queues as usize,
+                isolates: data_queue.isolates(),
                 read_ports: cfg.switch.read_ports as u8,
                 flow,
             },
