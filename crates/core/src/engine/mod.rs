@@ -155,14 +155,15 @@ impl EventQueue {
                 n.len += 1;
                 return;
             }
-            let node = Node { entries: [e; CHUNK], len: 1, next: head };
             let id = match self.free.pop() {
                 Some(id) => {
-                    self.pool[id as usize] = node;
+                    // A recycled node: only its first entry is written, not the whole chunk.
+                    let n = &mut self.pool[id as usize];
+                    (n.entries[0], n.len, n.next) = (e, 1, head);
                     id
                 }
                 None => {
-                    self.pool.push(node);
+                    self.pool.push(Node { entries: [e; CHUNK], len: 1, next: head });
                     (self.pool.len() - 1) as u32
                 }
             };
