@@ -211,3 +211,24 @@ fn a_lone_message_speculates_until_its_grant_so_two_packet_times_of_round_trip_a
     assert!((0.70..0.76).contains(&paper), "26 ns routers: {paper}");
     assert!((0.45..0.52).contains(&faster), "24 ns routers: {faster}");
 }
+
+#[test]
+fn control_packets_between_data_packets_wait_for_the_tail_on_the_nic_link() {
+    // At 80% uniform load a NIC's link is mostly busy with a 204.8 ns data packet. Interleaved,
+    // a reservation and its grant see only the network: the zero-load round trip between leaves
+    // (8 channels of 32 ns, 6 routers of 26 ns: 412 ns). Between data packets, as the SRP
+    // authors' NIC sends them, each waits for the tail on its link, at both ends.
+    let run = |mechanism: &str, between: bool| {
+        run_config(&example_with(
+            "fattree256_uniform.toml",
+            &[&format!("cc.mechanism=\"{mechanism}\""), "traffic.0.load=0.8", "simulation.measure_ns=30000", &format!("nic.control_between_packets={between}")],
+        ))
+    };
+    let rtt = |s: &Summary| s.cc["reservation_rtt_ns_mean"];
+    let (interleaved, between) = (run("srp", false), run("srp", true));
+    assert!((405..430).contains(&rtt(&interleaved)), "interleaved: {} ns", rtt(&interleaved));
+    assert!(rtt(&between) > rtt(&interleaved) + 100, "between packets: {} ns, interleaved {} ns", rtt(&between), rtt(&interleaved));
+    // Without control packets the setting changes nothing.
+    let (a, b) = (run("none", false), run("none", true));
+    assert_eq!((a.counters.delivered, a.classes["uniform"].accepted), (b.counters.delivered, b.classes["uniform"].accepted));
+}

@@ -348,6 +348,12 @@ pub struct NicConfig {
     /// FIFO's packets for its destinations move into it, and it waits while the line is
     /// stopped, so they hold back nothing else. They share the FIFO's bytes. 0: none.
     pub hot_queues: u32,
+    /// `false`: a control packet (a reservation, grant, ACK or notification) leaves at once,
+    /// interleaved into the data packet on the link, as switch outputs interleave control flits
+    /// (SRP paper §4: the control VCs have priority over the data VCs). `true`: it waits for the
+    /// tail of that data packet, as the SRP authors' BookSim NIC does (`_sent_data_tail` in its
+    /// traffic manager; docs/validation.md, issue 24).
+    pub control_between_packets: bool,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
@@ -392,6 +398,7 @@ impl Default for NicConfig {
             send_queues: SendQueueScope::PerDestination,
             tx_fifo_bytes: 0,
             hot_queues: 0,
+            control_between_packets: false,
         }
     }
 }

@@ -231,6 +231,9 @@ pub(crate) struct Params {
     pub tx_fifo: u32,
     /// Hot-packet queues beside it (`nic.hot_queues`).
     pub nic_hot_queues: usize,
+    /// A NIC's control packets wait for the tail of the data packet on its link
+    /// (`nic.control_between_packets`).
+    pub control_between_packets: bool,
     /// The data VCs' input organization isolates congested flows (`fbicm`, `hfdi`): only then
     /// can a change to an input have effects beyond it (`sim::isolation`).
     pub isolates: bool,
@@ -564,6 +567,7 @@ impl<M: Mechanism> Sim<M> {
                 paced: cfg.traffic.iter().any(|t| t.rate_limit.is_some()),
                 tx_fifo: cfg.nic.tx_fifo_bytes,
                 nic_hot_queues: cfg.nic.hot_queues as usize,
+                control_between_packets: cfg.nic.control_between_packets,
                 isolates: data_queue.isolates(),
                 read_ports: cfg.switch.read_ports as u8,
                 flow,

@@ -140,8 +140,9 @@ impl<M: Mechanism> Sim<M> {
         }
         let nic = &self.nics[node.idx()];
         if nic.link_busy {
-            // Control packets interleave into a data packet on the link (see `sim`).
-            if !nic.sending_control {
+            // Control packets interleave into a data packet on the link (see `sim`), unless
+            // they wait for its tail.
+            if !nic.sending_control && !self.p.control_between_packets {
                 while self.send_control_head(node) {}
             }
             return;
