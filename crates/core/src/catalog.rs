@@ -40,6 +40,7 @@ pub fn catalog() -> Vec<Choices> {
         },
         Choices { key: "switch.input_queues", values: crate::switch::queues::entries().into_iter().map(|e| (e.name, first_sentence(e.about))).collect() },
         choices::<Arbitration>("switch.arbitration"),
+        choices::<LinkOrder>("switch.link_order"),
         choices::<NicArbitration>("nic.arbitration"),
         choices::<FlowControlConfig>("flow_control.kind"),
         choices::<DropPoint>("flow_control.drop"),

@@ -280,6 +280,11 @@ pub struct SwitchConfig {
     /// thesis Paper II) or `oldest_first` by arrival at the switch (Santos et al. footnote 6's
     /// FIFO scheduling).
     pub arbitration: Arbitration,
+    /// Which packet of an output's buffer its link sends next: `by_class`, VC classes in
+    /// priority order (SRP paper §4: control above data above SRP's speculative VC), or
+    /// `oldest_first`, control packets first and then the packet that reached the buffer
+    /// first, whatever its VC (the SRP authors' BookSim output buffer).
+    pub link_order: LinkOrder,
     /// `[switch.NAME]`: the settings of organization NAME, which must be the selected one.
     #[serde(flatten)]
     pub settings: toml::Table,
@@ -296,6 +301,18 @@ pub enum Arbitration {
     OldestFirst,
 }
 
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum LinkOrder {
+    /// VC classes in priority order, the VCs of a class in turn (SRP paper §4).
+    #[default]
+    ByClass,
+    /// Control packets first, then the oldest packet in the output buffer of any VC (the SRP
+    /// authors' BookSim).
+    OldestFirst,
+}
+
 impl Default for SwitchConfig {
     fn default() -> Self {
         SwitchConfig {
@@ -308,6 +325,7 @@ impl Default for SwitchConfig {
             output_buffer_bytes: None,
             input_queues: "voq".into(),
             arbitration: Arbitration::RoundRobin,
+            link_order: LinkOrder::ByClass,
             settings: toml::Table::new(),
         }
     }

@@ -50,7 +50,7 @@ mod prefetch;
 mod switch_ops;
 
 use crate::cc::{Ctx, Deferred, Mechanism, RngAt, VcClass};
-use crate::config::{Arbitration, Config, NicArbitration, SendQueueScope};
+use crate::config::{Arbitration, Config, LinkOrder, NicArbitration, SendQueueScope};
 use crate::engine::{Event, EventQueue};
 use crate::error::{ConfigError, ConfigResult, RunError};
 use crate::ids::{ClassId, Endpoint, NodeId, PortId, SwitchId, Vc};
@@ -231,6 +231,9 @@ pub(crate) struct Params {
     pub tx_fifo: u32,
     /// Hot-packet queues beside it (`nic.hot_queues`).
     pub nic_hot_queues: usize,
+    /// Output links send the oldest data packet of any VC after control packets
+    /// (`switch.link_order = "oldest_first"`).
+    pub link_oldest_first: bool,
     /// A NIC's control packets wait for the tail of the data packet on its link
     /// (`nic.control_between_packets`).
     pub control_between_packets: bool,
@@ -568,6 +571,7 @@ impl<M: Mechanism> Sim<M> {
                 tx_fifo: cfg.nic.tx_fifo_bytes,
                 nic_hot_queues: cfg.nic.hot_queues as usize,
                 control_between_packets: cfg.nic.control_between_packets,
+                link_oldest_first: cfg.switch.link_order == LinkOrder::OldestFirst,
                 isolates: data_queue.isolates(),
                 read_ports: cfg.switch.read_ports as u8,
                 flow,

@@ -14,6 +14,7 @@ use crate::packet::{Packet, PacketKind};
 use crate::routing::{Flow, Route};
 use crate::switch::queues::{Popped, Queueing};
 use crate::switch::{next_from, Pooling};
+use crate::time::Time;
 
 impl<M: Mechanism> Sim<M> {
     /// The head of `pkt`, which reached the switch input fed by channel `ch` one router latency
@@ -497,9 +498,25 @@ impl<M: Mechanism> Sim<M> {
         }
     }
 
+    /// Under `switch.link_order = "oldest_first"`, the head of output `o`'s non-control VCs
+    /// whose tail reached the buffer first and whose buffer downstream has room for it, as
+    /// `try_link`'s choice (ties to the lower VC).
+    fn oldest_data_head(&self, o: &crate::switch::Output) -> Option<(Vc, PacketId, u32, Time, usize)> {
+        let mut oldest: Option<(Vc, PacketId, u32, Time, usize)> = None;
+        for (vc, ovc) in o.vcs.iter().enumerate().map(|(v, ovc)| (v as Vc, ovc)).filter(|&(v, _)| !self.is_control(v)) {
+            let Some(&pkt) = ovc.fifo.front() else { continue };
+            let p = self.slab.get(pkt);
+            if (ovc.pooled() || ovc.credits.room(p)) && oldest.is_none_or(|(.., t, _)| p.tail_in < t) {
+                oldest = Some((vc, pkt, p.bytes, p.tail_in, o.link_rr as usize));
+            }
+        }
+        oldest
+    }
+
     /// Starts sending the next packet on output `port`'s link if the link is idle and the
     /// downstream buffer has credits for a whole packet (virtual cut-through): the first class
-    /// with such a packet, its VCs in round-robin order. While a
+    /// with such a packet, its VCs in round-robin order (after control, the oldest data packet
+    /// of any VC under `switch.link_order = "oldest_first"`). While a
     /// lower-class packet is on the link, control packets interleave (see the module doc of
     /// `sim`).
     pub(super) fn try_link(&mut self, s: SwitchId, port: PortId) {
@@ -516,6 +533,10 @@ impl<M: Mechanism> Sim<M> {
         let mut chosen = None;
         'groups: for group in &self.vc_groups {
             if interleave && !self.is_control(group[0]) {
+                break;
+            }
+            if self.p.link_oldest_first && !self.is_control(group[0]) {
+                chosen = self.oldest_data_head(o);
                 break;
             }
             let g = group.len();
