@@ -113,11 +113,13 @@ fn each_splittable_mechanism_runs_bit_for_bit_on_its_papers_examples() {
 fn srp_runs_bit_for_bit_on_several_threads_with_drops_early_drops_and_resent_copies() {
     // Speculative packets dropped at switches (NACKs from there, retransmissions), copies
     // resent in order while their originals may still arrive (the table of packets that may
-    // arrive twice lives where they are delivered), early drops judged at queue heads.
+    // arrive twice lives where they are delivered), early drops judged at queue heads, and
+    // the authors' NIC and output buffer.
     each_runs_alike(&[
         ("fattree256_uniform.toml", "srp", &["traffic.0.load=0.8"]),
         ("fattree256_uniform.toml", "srp", &["traffic.0.load=0.8", "cc.srp.in_order=true"]),
         ("fattree256_uniform.toml", "srp", &["traffic.0.load=0.8", "cc.srp.early_drop=\"output_full\""]),
+        ("fattree256_uniform.toml", "srp", &["traffic.0.load=0.8", "nic.control_between_packets=true", "switch.link_order=\"oldest_first\""]),
     ]);
 }
 
