@@ -217,6 +217,9 @@ pub(crate) struct Params {
     pub min_data_bytes: u32,
     pub control_bytes: u32,
     pub oldest_first: bool,
+    /// Output links send the oldest data packet of any VC after control packets
+    /// (`switch.link_order = "oldest_first"`).
+    pub link_oldest_first: bool,
     /// NICs keep their send queues ordered by age (`oldest_first` and `fifo`).
     pub nic_by_age: bool,
     /// ... and serve only the oldest (`fifo`).
@@ -231,9 +234,6 @@ pub(crate) struct Params {
     pub tx_fifo: u32,
     /// Hot-packet queues beside it (`nic.hot_queues`).
     pub nic_hot_queues: usize,
-    /// Output links send the oldest data packet of any VC after control packets
-    /// (`switch.link_order = "oldest_first"`).
-    pub link_oldest_first: bool,
     /// A NIC's control packets wait for the tail of the data packet on its link
     /// (`nic.control_between_packets`).
     pub control_between_packets: bool,
@@ -563,6 +563,7 @@ impl<M: Mechanism> Sim<M> {
                 min_data_bytes,
                 control_bytes: cfg.nic.control_packet_bytes,
                 oldest_first: cfg.switch.arbitration == Arbitration::OldestFirst,
+                link_oldest_first: cfg.switch.link_order == LinkOrder::OldestFirst,
                 nic_by_age: matches!(cfg.nic.arbitration, NicArbitration::OldestFirst | NicArbitration::Fifo),
                 nic_fifo: cfg.nic.arbitration == NicArbitration::Fifo,
                 nic_whole_messages: cfg.nic.arbitration == NicArbitration::MessageRoundRobin,
@@ -571,7 +572,6 @@ impl<M: Mechanism> Sim<M> {
                 tx_fifo: cfg.nic.tx_fifo_bytes,
                 nic_hot_queues: cfg.nic.hot_queues as usize,
                 control_between_packets: cfg.nic.control_between_packets,
-                link_oldest_first: cfg.switch.link_order == LinkOrder::OldestFirst,
                 isolates: data_queue.isolates(),
                 read_ports: cfg.switch.read_ports as u8,
                 flow,
