@@ -506,7 +506,7 @@ impl<M: Mechanism> Sim<M> {
         for (vc, ovc) in o.vcs.iter().enumerate().map(|(v, ovc)| (v as Vc, ovc)).filter(|&(v, _)| !self.is_control(v)) {
             let Some(&pkt) = ovc.fifo.front() else { continue };
             let p = self.slab.get(pkt);
-            if (ovc.pooled() || ovc.credits.room(p)) && oldest.is_none_or(|(.., t, _)| p.tail_in < t) {
+            if ovc.may_send(p) && oldest.is_none_or(|(.., t, _)| p.tail_in < t) {
                 oldest = Some((vc, pkt, p.bytes, p.tail_in, o.link_rr as usize));
             }
         }
@@ -545,7 +545,7 @@ impl<M: Mechanism> Sim<M> {
                 let ovc = &o.vcs[vc as usize];
                 let Some(&pkt) = ovc.fifo.front() else { continue };
                 let p = self.slab.get(pkt);
-                if !ovc.pooled() && !ovc.credits.room(p) {
+                if !ovc.may_send(p) {
                     continue;
                 }
                 chosen = Some((vc, pkt, p.bytes, p.tail_in, (k + o.link_rr as usize + 1) % g));

@@ -7,6 +7,7 @@ pub mod queues;
 
 use crate::config::VcClass;
 use crate::ids::{ChannelId, Endpoint, NodeId, PacketId, PortId, Vc};
+use crate::packet::Packet;
 use crate::rng::Stream;
 pub use credits::{Credits, Pooling};
 use queues::{Popped, Queueing, Queues, Spec};
@@ -112,6 +113,13 @@ impl OutputVc {
     #[inline]
     pub fn pooled(&self) -> bool {
         self.credits.pooling != Pooling::Shared
+    }
+
+    /// Whether the link may send `p` from this VC now: its credits were taken at the grant
+    /// (`pooled`), or the downstream buffer has room for it (virtual cut-through).
+    #[inline]
+    pub fn may_send<H>(&self, p: &Packet<H>) -> bool {
+        self.pooled() || self.credits.room(p)
     }
 }
 
