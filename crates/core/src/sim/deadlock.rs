@@ -109,7 +109,7 @@ impl<M: Mechanism> Sim<M> {
             let at_crossbar = || {
                 sw.inputs.iter().enumerate().any(|(i, vcs)| {
                     vcs.iter().enumerate().any(|(vc, ivc)| {
-                        o.req[vc] >> i & 1 == 1
+                        o.vcs[vc].req >> i & 1 == 1
                             && ivc.queues.head(PortId::new(p)).is_some_and(|pkt| {
                                 let v = &o.vcs[self.out_vc(self.slab.get(pkt)) as usize];
                                 v.pooled() && lacks(v, pkt)

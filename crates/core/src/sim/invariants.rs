@@ -140,14 +140,14 @@ impl<M: Mechanism> Sim<M> {
                     let out_of = |pkt: PacketId| self.slab.get(pkt).out_port;
                     ivc.queues.check(&out_of, sw.pinned[vc] >> port & 1 == 1).map_err(|e| format!("switch {s} input {port} VC {vc}: {e}"))?;
                     if let Some(out) = (0..sw.ports)
-                        .find(|&out| ivc.queues.head(PortId::new(out)).is_some_and(|p| out_of(p).idx() == out) && sw.outputs[out].req[vc] >> port & 1 == 0)
+                        .find(|&out| ivc.queues.head(PortId::new(out)).is_some_and(|p| out_of(p).idx() == out) && sw.outputs[out].vcs[vc].req >> port & 1 == 0)
                     {
                         return Err(format!("switch {s} input {port} VC {vc} offers output {out} a packet but does not request it (a lost request)"));
                     }
                 }
             }
             for (port, o) in sw.outputs.iter().enumerate() {
-                if (sw.out_req >> port & 1 == 1) != o.req.iter().any(|&r| r != 0) {
+                if (sw.out_req >> port & 1 == 1) != o.vcs.iter().any(|v| v.req != 0) {
                     return Err(format!("switch {s} output {port}: its bit in the switch's requested outputs disagrees with its requests"));
                 }
                 if (sw.out_queued >> port & 1 == 1) != o.vcs.iter().any(|v| !v.fifo.is_empty()) {
@@ -176,10 +176,10 @@ impl<M: Mechanism> Sim<M> {
                             *reserved.entry((ch, vc, ovc.credits.pool(self.slab.get(pkt)) as u32)).or_default() += self.slab.get(pkt).bytes as u64;
                         }
                     }
-                    if o.queued[vc] as u64 != routed[s][port * nv + vc] {
+                    if ovc.queued as u64 != routed[s][port * nv + vc] {
                         return Err(format!(
                             "switch {s} output {port} VC {vc}: queued {} bytes but {} are in input buffers",
-                            o.queued[vc],
+                            ovc.queued,
                             routed[s][port * nv + vc]
                         ));
                     }

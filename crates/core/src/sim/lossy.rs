@@ -45,7 +45,7 @@ impl<M: Mechanism> Sim<M> {
         let p = self.slab.get(pkt);
         let sw = &self.switches[s.idx()];
         let input_full = sw.inputs[port.idx()][p.vc as usize].bytes + p.bytes > self.p.in_cap;
-        let output_full = rule.point == DropPoint::Output && sw.outputs[p.out_port.idx()].queued[p.vc as usize] + p.bytes > rule.output_queue;
+        let output_full = rule.point == DropPoint::Output && sw.outputs[p.out_port.idx()].vcs[p.vc as usize].queued + p.bytes > rule.output_queue;
         if !(input_full || output_full) {
             return false;
         }

@@ -231,7 +231,7 @@ impl<M: Mechanism> Sim<M> {
         let p = *self.slab.get(pkt);
         let next = self.take_head(s, port, p.vc, p.out_port, pkt);
         let sw = &mut self.switches[s.idx()];
-        sw.outputs[p.out_port.idx()].queued[p.vc as usize] -= p.bytes;
+        sw.outputs[p.out_port.idx()].vcs[p.vc as usize].queued -= p.bytes;
         let ivc = &mut sw.inputs[port.idx()][p.vc as usize];
         let pool = ivc.pool(p.out_port, p.dst);
         ivc.release(p.bytes, pool);
@@ -291,7 +291,7 @@ impl<M: Mechanism> Sim<M> {
                 if self.full(o, reach, self.p.control_bytes) == reach {
                     continue;
                 }
-                let mut cand = if control { o.req[vc as usize] } else { o.req[vc as usize] & !sw.in_busy };
+                let mut cand = if control { o.vcs[vc as usize].req } else { o.vcs[vc as usize].req & !sw.in_busy };
                 // An input whose FIFO head has been bypassed its limit of times sends only that
                 // head.
                 let mut pinned = sw.pinned[vc as usize] & cand;
@@ -305,7 +305,7 @@ impl<M: Mechanism> Sim<M> {
                 }
                 let head = |i: u32| sw.inputs[i as usize][vc as usize].queues.head(out).expect("a request has a head packet");
                 let requesters = cand;
-                let start = o.rr[vc as usize] as u32;
+                let start = o.vcs[vc as usize].rr as u32;
                 // Output VCs whose turn went to a packet without room: they take no other first.
                 let mut blocked = 0u64;
                 while cand != 0 && reach & !blocked != 0 {
@@ -420,7 +420,7 @@ impl<M: Mechanism> Sim<M> {
         let p = self.slab.get_mut(pkt);
         let from = sw.inputs[i.idx()][vc as usize].pool(out, p.dst);
         let o = &mut sw.outputs[out.idx()];
-        o.rr[vc as usize] = ((i.idx() + 1) % inputs) as u8;
+        o.vcs[vc as usize].rr = ((i.idx() + 1) % inputs) as u8;
         o.vc_rr = next_vc as u8;
         if occupies {
             o.xbar_busy = true;
@@ -460,7 +460,7 @@ impl<M: Mechanism> Sim<M> {
             sw.outputs[out.idx()].xbar_busy = false;
         }
         let o = &mut sw.outputs[out.idx()];
-        o.queued[vc as usize] -= bytes;
+        o.vcs[vc as usize].queued -= bytes;
         let ivc = &mut sw.inputs[i.idx()][vc as usize];
         // A control packet crosses without holding the port, from an undivided buffer.
         debug_assert!(occupied || ivc.pooling == Pooling::Shared);
@@ -558,7 +558,7 @@ impl<M: Mechanism> Sim<M> {
         let earliest = tail_at_output.saturating_sub(ser);
         let queued = {
             let o = &self.switches[s.idx()].outputs[port.idx()];
-            self.lane(vc).map(|v| o.queued[v]).sum()
+            self.lane(vc).map(|v| o.vcs[v].queued).sum()
         };
         let o = &mut self.switches[s.idx()].outputs[port.idx()];
         if earliest > now {

@@ -11,7 +11,7 @@ use crate::packet::Packet;
 use crate::rng::Stream;
 pub use credits::{Credits, Pooling};
 use queues::{Popped, Queueing, Queues, Spec};
-use smallvec::{smallvec, SmallVec};
+use smallvec::SmallVec;
 use std::collections::VecDeque;
 
 /// A virtual channel as the network builds it: the mechanism's priority class and the input
@@ -92,14 +92,27 @@ impl InputVc {
     }
 }
 
+/// One VC of an output: its output buffer and its credits downstream, and what the switch's
+/// input VCs of the same number hold and request for the output (a packet may leave on another
+/// VC than it came in on, `Sim::out_vc`). Each event at an output reads most of these together,
+/// so they are one struct: as per-VC arrays of the output they were a cache line each
+/// (docs/performance.md, 2026-11-27).
 pub struct OutputVc {
     pub fifo: VecDeque<PacketId>,
     /// Bytes reserved (from crossbar grant until the tail has left on the link).
     pub bytes: u32,
-    pub peak: u32,
+    /// Bytes in this switch's input buffers on the VC of this number routed to this output (the
+    /// total occupancy of its virtual output queues, SRP paper §4's ECN trigger).
+    pub queued: u32,
+    /// Bit i set when input i has an eligible packet on the VC of this number at the head of
+    /// its queue for this output.
+    pub req: u64,
     /// Free bytes in the downstream input buffers for this VC, one counter per buffer the next
     /// input divides them into.
     pub credits: Credits,
+    /// The input that round-robin serves first next time among those requests.
+    pub rr: u8,
+    pub peak: u32,
     /// Per downstream buffer when they are divided (`pooled`), else empty: the input whose
     /// packet for it goes first next time, so that inputs take a buffer's credits in turn
     /// (BookSim allocates each output VC with an arbiter of its own).
@@ -141,19 +154,11 @@ pub struct OutLink {
 pub struct Output {
     pub link: OutLink,
     pub vcs: SmallVec<[OutputVc; 1]>,
-    /// Per VC: bytes in this switch's input buffers routed to this output (the total
-    /// occupancy of its virtual output queues, SRP paper §4's ECN trigger).
-    pub queued: SmallVec<[u32; 4]>,
     /// Per VC and input: bytes waiting in that input's queue for this output, its virtual output
     /// queue (IB CC's per-VoQ threshold, thesis Paper I, reads them all at every transmit: one
     /// contiguous row instead of one read per input). Empty unless the mechanism reads them:
     /// keeping them costs every packet two loads that miss on large networks.
     pub voq_bytes: Vec<Vec<u32>>,
-    /// Per VC: bit i set when input i has an eligible packet at the head of its queue for this
-    /// output.
-    pub req: SmallVec<[u64; 4]>,
-    /// Per VC: the input that round-robin serves first next time.
-    pub rr: SmallVec<[u8; 8]>,
     /// Round-robin among VCs of one priority class: the VC offset served first.
     pub vc_rr: u8,
     /// The same for the link: among the VCs of one class with a packet ready to go, the VC
@@ -210,7 +215,7 @@ impl Output {
     /// switch's input buffers, in its output buffer and downstream (credits in use), over all
     /// VCs.
     pub fn load_bytes(&self) -> u32 {
-        self.vcs.iter().zip(&self.queued).map(|(v, q)| q + v.bytes + v.credits.in_use()).sum()
+        self.vcs.iter().map(|v| v.queued + v.bytes + v.credits.in_use()).sum()
     }
 }
 
@@ -284,13 +289,10 @@ impl Switch {
                         let pooling = if next.is_some() { v.queue.pooling(true) } else { Pooling::Shared };
                         let (own, capacity) = v.queue.buffers(pooling, next.unwrap_or(0), hosts, capacity);
                         let credits = Credits::new(pooling, own.max(1), capacity);
-                        OutputVc { fifo: VecDeque::new(), bytes: 0, peak: 0, credits, turn: vec![0; own] }
+                        OutputVc { fifo: VecDeque::new(), bytes: 0, queued: 0, req: 0, credits, rr: 0, peak: 0, turn: vec![0; own] }
                     })
                     .collect(),
-                queued: smallvec![0; vcs.len()],
                 voq_bytes: if voq_bytes { vec![vec![0; ports + 1]; vcs.len()] } else { Vec::new() },
-                req: smallvec![0; vcs.len()],
-                rr: smallvec![0; vcs.len()],
                 vc_rr: 0,
                 link_rr: 0,
                 xbar_busy: false,
@@ -320,7 +322,7 @@ impl Switch {
     /// counts it for `out`; returns whether it is its queue's head.
     pub fn enqueue(&mut self, port: PortId, vc: Vc, out: PortId, pkt: PacketId, bytes: u32, dst: NodeId) -> bool {
         let o = &mut self.outputs[out.idx()];
-        o.queued[vc as usize] += bytes;
+        o.vcs[vc as usize].queued += bytes;
         if let Some(row) = o.voq_bytes.get_mut(vc as usize) {
             row[port.idx()] += bytes;
         }
@@ -351,7 +353,7 @@ impl Switch {
 
     /// Input `i` requests output `out` on `vc` (its head is there).
     pub fn ask(&mut self, i: PortId, out: PortId, vc: Vc) {
-        self.outputs[out.idx()].req[vc as usize] |= i.bit();
+        self.outputs[out.idx()].vcs[vc as usize].req |= i.bit();
         self.in_req[i.idx()] |= out.bit();
         self.out_req |= out.bit();
     }
@@ -359,11 +361,11 @@ impl Switch {
     /// Input `i` no longer requests output `out` on `vc` (its head was granted or dropped).
     pub fn withdraw(&mut self, i: PortId, out: PortId, vc: Vc) {
         let o = &mut self.outputs[out.idx()];
-        o.req[vc as usize] &= !i.bit();
-        if o.req.iter().all(|r| r & i.bit() == 0) {
+        o.vcs[vc as usize].req &= !i.bit();
+        if o.vcs.iter().all(|v| v.req & i.bit() == 0) {
             self.in_req[i.idx()] &= !out.bit();
         }
-        if o.req.iter().all(|&r| r == 0) {
+        if o.vcs.iter().all(|v| v.req == 0) {
             self.out_req &= !out.bit();
         }
     }
