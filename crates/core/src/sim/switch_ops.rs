@@ -291,7 +291,8 @@ impl<M: Mechanism> Sim<M> {
                 if self.full(o, reach, self.p.control_bytes) == reach {
                     continue;
                 }
-                let mut cand = if control { o.vcs[vc as usize].req } else { o.vcs[vc as usize].req & !sw.in_busy };
+                let req = o.vcs[vc as usize].req;
+                let mut cand = if control { req } else { req & !sw.in_busy };
                 // An input whose FIFO head has been bypassed its limit of times sends only that
                 // head.
                 let mut pinned = sw.pinned[vc as usize] & cand;

@@ -330,7 +330,7 @@ impl Switch {
     }
 
     /// Takes `pkt`, the head of input (`port`, `vc`)'s queue for `out`, out of its queues: see
-    /// `InputVc::pop`. Its bytes stay counted in `Output::queued` until its tail has crossed.
+    /// `InputVc::pop`. Its bytes stay counted in `OutputVc::queued` until its tail has crossed.
     pub fn dequeue(&mut self, port: PortId, vc: Vc, out: PortId, pkt: PacketId, bytes: u32) -> Popped {
         if let Some(row) = self.outputs[out.idx()].voq_bytes.get_mut(vc as usize) {
             row[port.idx()] -= bytes;
