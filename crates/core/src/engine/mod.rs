@@ -71,8 +71,8 @@ pub struct EventQueue {
     base: u64,
     /// Its events, sorted by descending key: the next event is the last.
     current: Vec<Entry>,
-    /// First node of each ring slot's list; the one events are added to.
-    heads: Vec<u32>,
+    /// Each ring slot's list.
+    slots: Vec<Slot>,
     pool: Vec<Node>,
     free: Vec<u32>,
     /// Bit b set when ring slot b holds events.
@@ -91,9 +91,19 @@ const CHUNK: usize = 8;
 
 struct Node {
     entries: [Entry; CHUNK],
-    len: u8,
     next: u32,
 }
+
+/// A ring slot: its list's first node, the one events are added to, and how many that node
+/// holds (every later node is full). The count lives here, not in the node: a push then reads
+/// no line of a node the caches may long have dropped (docs/performance.md, 2026-11-27).
+#[derive(Clone, Copy)]
+struct Slot {
+    head: u32,
+    len: u32,
+}
+
+const EMPTY: Slot = Slot { head: NIL, len: 0 };
 
 const NIL: u32 = u32::MAX;
 
@@ -102,7 +112,7 @@ impl Default for EventQueue {
         EventQueue {
             base: 0,
             current: Vec::new(),
-            heads: vec![NIL; RING as usize],
+            slots: vec![EMPTY; RING as usize],
             pool: Vec::new(),
             free: Vec::new(),
             occupied: vec![0; (RING / 64) as usize],
@@ -149,25 +159,25 @@ impl EventQueue {
             self.current.insert(at, e);
         } else if b < self.base + RING {
             let slot = (b & (RING - 1)) as usize;
-            let head = self.heads[slot];
-            if let Some(n) = self.pool.get_mut(head as usize).filter(|n| (n.len as usize) < CHUNK) {
-                n.entries[n.len as usize] = e;
-                n.len += 1;
+            let Slot { head, len } = self.slots[slot];
+            if head != NIL && (len as usize) < CHUNK {
+                self.pool[head as usize].entries[len as usize] = e;
+                self.slots[slot].len += 1;
                 return;
             }
             let id = match self.free.pop() {
                 Some(id) => {
                     // A recycled node: only its first entry is written, not the whole chunk.
                     let n = &mut self.pool[id as usize];
-                    (n.entries[0], n.len, n.next) = (e, 1, head);
+                    (n.entries[0], n.next) = (e, head);
                     id
                 }
                 None => {
-                    self.pool.push(Node { entries: [e; CHUNK], len: 1, next: head });
+                    self.pool.push(Node { entries: [e; CHUNK], next: head });
                     (self.pool.len() - 1) as u32
                 }
             };
-            self.heads[slot] = id;
+            self.slots[slot] = Slot { head: id, len: 1 };
             self.occupied[slot / 64] |= 1 << (slot % 64);
         } else {
             self.far.push(Reverse(e));
@@ -224,13 +234,13 @@ impl EventQueue {
             self.place(e);
         }
         let slot = (self.base & (RING - 1)) as usize;
-        let mut id = std::mem::replace(&mut self.heads[slot], NIL);
+        let Slot { head: mut id, mut len } = std::mem::replace(&mut self.slots[slot], EMPTY);
         self.occupied[slot / 64] &= !(1 << (slot % 64));
         while id != NIL {
             let node = &self.pool[id as usize];
-            self.current.extend_from_slice(&node.entries[..node.len as usize]);
+            self.current.extend_from_slice(&node.entries[..len as usize]);
             self.free.push(id);
-            id = node.next;
+            (id, len) = (node.next, CHUNK as u32);
         }
         self.current.sort_unstable_by_key(|e| Reverse(e.key));
         true
@@ -272,12 +282,12 @@ impl EventQueue {
 
     /// Pending events, in no particular order (for invariant checks).
     pub fn pending(&self) -> impl Iterator<Item = &Event> {
-        let ring = self.heads.iter().flat_map(move |&head| {
-            std::iter::successors((head != NIL).then_some(head), move |&id| {
+        let ring = self.slots.iter().flat_map(move |&Slot { head, len }| {
+            std::iter::successors((head != NIL).then_some((head, len)), move |&(id, _)| {
                 let n = self.pool[id as usize].next;
-                (n != NIL).then_some(n)
+                (n != NIL).then_some((n, CHUNK as u32))
             })
-            .flat_map(move |id| &self.pool[id as usize].entries[..self.pool[id as usize].len as usize])
+            .flat_map(move |(id, len)| &self.pool[id as usize].entries[..len as usize])
         });
         self.current.iter().chain(ring).chain(self.far.iter().map(|Reverse(e)| e)).map(|e| &e.event)
     }
