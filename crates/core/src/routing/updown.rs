@@ -14,16 +14,20 @@ use crate::ids::{Endpoint, NodeId, PortId, SwitchId};
 use crate::rng::Stream;
 use crate::topology::Topology;
 use rand::RngExt;
+use smallvec::SmallVec;
 
+/// A switch's routing state. Its ports are inline up to a radix of 32 (16 down, 16 up), so
+/// that routing a packet reads one struct, not a struct and then a vector that also misses the
+/// cache on large networks (docs/performance.md, 2026-11-27).
 struct Subtree {
     /// First host of the subtree.
     lo: u32,
     /// Hosts below each down port.
     span: u32,
     /// Down ports in host order.
-    down: Vec<PortId>,
+    down: SmallVec<[PortId; 16]>,
     /// Up ports in port order.
-    up: Vec<PortId>,
+    up: SmallVec<[PortId; 16]>,
     /// D-mod-K divisor (product of the up-port counts of the levels below).
     stride: u32,
 }
