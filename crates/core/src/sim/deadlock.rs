@@ -107,7 +107,7 @@ impl<M: Mechanism> Sim<M> {
             let lacks = |v: &crate::switch::OutputVc, pkt: crate::ids::PacketId| !v.credits.room(self.slab.get(pkt));
             let at_output = o.vcs.iter().any(|v| !v.pooled() && v.fifo.front().is_some_and(|&pkt| lacks(v, pkt)));
             let at_crossbar = || {
-                sw.inputs.iter().enumerate().any(|(i, vcs)| {
+                sw.inputs().enumerate().any(|(i, vcs)| {
                     vcs.iter().enumerate().any(|(vc, ivc)| {
                         o.vcs[vc].req >> i & 1 == 1
                             && ivc.queues.head(PortId::new(p)).is_some_and(|pkt| {
@@ -131,7 +131,7 @@ impl<M: Mechanism> Sim<M> {
         let Endpoint::Switch(t, port) = self.topo.channels[c.idx()].to else { unreachable!("a blocked channel ends at a switch") };
         let sw = &self.switches[t.idx()];
         let mut next = Vec::new();
-        for ivc in &sw.inputs[port.idx()] {
+        for ivc in sw.input_vcs(port.idx()) {
             ivc.queues.for_each(|pkt| next.push(self.topo.switches[t.idx()].ports[self.slab.get(pkt).out_port.idx()].out));
         }
         next.retain(|d| blocked.contains(d));

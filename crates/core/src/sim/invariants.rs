@@ -116,13 +116,13 @@ impl<M: Mechanism> Sim<M> {
             }
         }
         for (s, sw) in self.switches.iter().enumerate() {
-            for (port, vcs) in sw.inputs.iter().enumerate() {
+            for (port, vcs) in sw.inputs().enumerate() {
                 for (vc, ivc) in vcs.iter().enumerate() {
                     // The local input (last) has no upstream and no capacity.
-                    if port < sw.ports && ivc.peak > ivc.capacity {
+                    if port < sw.ports() && ivc.peak > ivc.capacity {
                         return Err(format!("switch {s} input {port} VC {vc} held {} bytes, capacity {}", ivc.peak, ivc.capacity));
                     }
-                    let mut voqs = vec![0; sw.ports];
+                    let mut voqs = vec![0; sw.ports()];
                     ivc.queues.for_each(|pkt| {
                         let p = self.slab.get(pkt);
                         count(p.kind);
@@ -132,14 +132,14 @@ impl<M: Mechanism> Sim<M> {
                     if voqs.iter().sum::<u32>() != ivc.queued {
                         return Err(format!("switch {s} input {port} VC {vc}: its queued byte count is not the sum of its packets"));
                     }
-                    if let Some(out) = (0..sw.ports).find(|&out| sw.outputs[out].voq_bytes.get(vc).is_some_and(|row| row[port] != voqs[out])) {
+                    if let Some(out) = (0..sw.ports()).find(|&out| sw.outputs[out].voq_bytes.get(vc).is_some_and(|row| row[port] != voqs[out])) {
                         return Err(format!(
                             "switch {s} input {port} VC {vc}: output {out}'s count of this virtual output queue is not the sum of its packets"
                         ));
                     }
                     let out_of = |pkt: PacketId| self.slab.get(pkt).out_port;
                     ivc.queues.check(&out_of, sw.pinned[vc] >> port & 1 == 1).map_err(|e| format!("switch {s} input {port} VC {vc}: {e}"))?;
-                    if let Some(out) = (0..sw.ports)
+                    if let Some(out) = (0..sw.ports())
                         .find(|&out| ivc.queues.head(PortId::new(out)).is_some_and(|p| out_of(p).idx() == out) && sw.outputs[out].vcs[vc].req >> port & 1 == 0)
                     {
                         return Err(format!("switch {s} input {port} VC {vc} offers output {out} a packet but does not request it (a lost request)"));
@@ -246,7 +246,7 @@ impl<M: Mechanism> Sim<M> {
                     let buffered = match c.to {
                         Endpoint::Host(_) => 0,
                         Endpoint::Switch(s, p) => {
-                            let ivc = &down(c).switches[s.idx()].inputs[p.idx()][vc];
+                            let ivc = down(c).switches[s.idx()].input(p.idx(), vc);
                             ivc.pools.get(pool).copied().unwrap_or(ivc.bytes) as u64
                         }
                     };

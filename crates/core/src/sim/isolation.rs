@@ -55,7 +55,7 @@ impl<M: Mechanism> Sim<M> {
             return;
         }
         let now = self.now;
-        let Some(q) = self.switches[s.idx()].inputs[port.idx()][vc as usize].queues.isolating() else { return };
+        let Some(q) = self.switches[s.idx()].input_mut(port.idx(), vc as usize).queues.isolating() else { return };
         q.hot_mut().clock(now);
         let mut effects = std::mem::take(&mut self.effects);
         q.take_effects(&mut effects);
@@ -154,9 +154,9 @@ impl<M: Mechanism> Sim<M> {
                     _ => unreachable!("{signal:?} for line {line} at switch {s} output {out} with line {at:?}"),
                 };
                 let exists = signal != Signal::Deallocate;
-                for port in 0..self.switches[s.idx()].inputs.len() {
+                for port in 0..self.switches[s.idx()].input_count() {
                     let port = PortId::new(port);
-                    let Some(q) = self.switches[s.idx()].inputs[port.idx()][vc as usize].queues.isolating() else { continue };
+                    let Some(q) = self.switches[s.idx()].input_mut(port.idx(), vc as usize).queues.isolating() else { continue };
                     q.follow(out, line, &dests, exists);
                     q.hold(out, line, stopped);
                     self.isolation_effects(s, port, vc);
@@ -171,7 +171,7 @@ impl<M: Mechanism> Sim<M> {
     /// The isolation counters over the run (`Summary::isolation`, docs/metrics.md), if
     /// the data VCs isolate congested flows.
     pub(super) fn isolation_counters(&self) -> Option<IsolationCounters> {
-        let hot: Vec<&HotQueues> = self.switches.iter().flat_map(|s| s.inputs.iter().flatten()).filter_map(|i| i.queues.isolation()).map(|q| q.hot()).collect();
+        let hot: Vec<&HotQueues> = self.switches.iter().flat_map(|s| s.inputs().flatten()).filter_map(|i| i.queues.isolation()).map(|q| q.hot()).collect();
         if hot.is_empty() {
             return None;
         }
@@ -190,7 +190,7 @@ impl<M: Mechanism> Sim<M> {
     /// inputs, CAM lines at outputs and lines at NICs. Zero once every congestion tree has gone
     /// and its packets have drained.
     pub fn isolation_in_use(&self) -> usize {
-        let inputs: usize = self.switches.iter().flat_map(|s| s.inputs.iter().flatten()).filter_map(|i| i.queues.isolation()).map(|q| q.lines_in_use()).sum();
+        let inputs: usize = self.switches.iter().flat_map(|s| s.inputs().flatten()).filter_map(|i| i.queues.isolation()).map(|q| q.lines_in_use()).sum();
         let cam: usize = self.switches.iter().flat_map(|s| &s.outputs).map(|o| o.cam.len()).sum();
         inputs + cam + self.nics.iter().map(|n| n.lines.len()).sum::<usize>()
     }

@@ -44,7 +44,7 @@ impl<M: Mechanism> Sim<M> {
     pub(super) fn drop_tail(&mut self, rule: DropTail, ch: ChannelId, s: SwitchId, port: PortId, pkt: PacketId) -> bool {
         let p = self.slab.get(pkt);
         let sw = &self.switches[s.idx()];
-        let input_full = sw.inputs[port.idx()][p.vc as usize].bytes + p.bytes > self.p.in_cap;
+        let input_full = sw.input(port.idx(), p.vc as usize).bytes + p.bytes > self.p.in_cap;
         let output_full = rule.point == DropPoint::Output && sw.outputs[p.out_port.idx()].vcs[p.vc as usize].queued + p.bytes > rule.output_queue;
         if !(input_full || output_full) {
             return false;

@@ -4,15 +4,18 @@
 //! channel, then the switch output or input at its end, then the packet) each wait for memory:
 //! on the 4,096-host benchmark those waits were most of the run (docs/performance.md,
 //! 2026-11-26). Events of the bucket being served are known in order (`EventQueue::
-//! peek_current`), so the loads are issued in two stages: the channel of the event after next,
-//! and what the next event's channel (fetched one event earlier) leads to. Prefetches change no
+//! peek_current`), so the loads are issued in three stages, each reading only what an earlier
+//! one asked for: the channel of the third event ahead, the switch (its first two lines) that
+//! the second's channel leads to, and the output or input in the next one's switch. With two
+//! stages the second waited on the switch's own line: a quarter of the 65,536-host run was spent
+//! there (docs/performance.md, 2026-11-27). Prefetches change no
 //! state: results are identical with or without them. A small run, whose state the caches hold,
 //! does without: there they cost more than they save (`memory::LARGE_RUN_BYTES`).
 
 use super::Sim;
 use crate::cc::Mechanism;
 use crate::engine::Event;
-use crate::ids::Endpoint;
+use crate::ids::{Endpoint, SwitchId};
 
 /// Requests the cache line holding `r`; a hint the processor may drop, never a fault.
 #[inline(always)]
@@ -27,17 +30,44 @@ fn prefetch<T>(r: &T) {
 }
 
 impl<M: Mechanism> Sim<M> {
-    /// Prefetches for the two events that pop after the one about to run.
+    /// The two lines of switch `s` that events read (`Switch`'s layout).
+    #[inline(always)]
+    fn prefetch_switch(&self, s: SwitchId) {
+        let sw = &self.switches[s.idx()];
+        prefetch(sw);
+        prefetch(&sw.in_reads);
+    }
+
+    /// Prefetches for the three events that pop after the one about to run, one stage each,
+    /// so that no stage waits on a load another has not already asked for: the channel of the
+    /// third, the switch (or packet) the second's channel leads to, and the output or input in
+    /// that switch for the next.
     #[inline]
     pub(super) fn prefetch_next(&self) {
-        match self.events.peek_current(1) {
+        match self.events.peek_current(2) {
             Some(Event::LinkFree { ch } | Event::Credit { ch, .. } | Event::HeadArrive { ch, .. } | Event::Deliver { ch, .. }) => {
                 prefetch(&self.topo.channels[ch.idx()]);
             }
+            Some(Event::XbarDone { sw, .. }) => self.prefetch_switch(*sw),
+            _ => {}
+        }
+        match self.events.peek_current(1) {
+            Some(Event::LinkFree { ch } | Event::Credit { ch, .. }) => {
+                if let Endpoint::Switch(s, _) = self.topo.channels[ch.idx()].from {
+                    self.prefetch_switch(s);
+                }
+            }
+            Some(Event::HeadArrive { ch, pkt }) => {
+                prefetch(self.slab.get(*pkt));
+                if let Endpoint::Switch(s, _) = self.topo.channels[ch.idx()].to {
+                    self.prefetch_switch(s);
+                }
+            }
+            Some(Event::Deliver { pkt, .. }) => prefetch(self.slab.get(*pkt)),
             Some(Event::XbarDone { sw, inp, out, .. }) => {
                 let s = &self.switches[sw.idx()];
                 prefetch(&s.outputs[out.idx()]);
-                prefetch(&s.inputs[inp.idx()][0]);
+                prefetch(s.input(inp.idx(), 0));
             }
             _ => {}
         }
@@ -47,13 +77,11 @@ impl<M: Mechanism> Sim<M> {
                     prefetch(&self.switches[s.idx()].outputs[p.idx()]);
                 }
             }
-            Some(Event::HeadArrive { ch, pkt }) => {
-                prefetch(self.slab.get(*pkt));
+            Some(Event::HeadArrive { ch, .. }) => {
                 if let Endpoint::Switch(s, p) = self.topo.channels[ch.idx()].to {
-                    prefetch(&self.switches[s.idx()].inputs[p.idx()][0]);
+                    prefetch(self.switches[s.idx()].input(p.idx(), 0));
                 }
             }
-            Some(Event::Deliver { pkt, .. }) => prefetch(self.slab.get(*pkt)),
             _ => {}
         }
     }

@@ -35,7 +35,7 @@ impl<M: Mechanism> Sim<M> {
         if M::HOOKS.switch_arrival {
             let mut copy = *self.slab.get(pkt);
             let sw = &self.switches[s.idx()];
-            let ivc = &sw.inputs[port.idx()][copy.vc as usize];
+            let ivc = sw.input(port.idx(), copy.vc as usize);
             let held =
                 Held { buffer: ivc.held(ivc.pool(copy.out_port, copy.dst)), voq: sw.outputs[copy.out_port.idx()].voq_bytes[copy.vc as usize][port.idx()] };
             let mut ctx = mech_ctx!(self, RngAt::Switch(s));
@@ -47,12 +47,12 @@ impl<M: Mechanism> Sim<M> {
         let sw = &mut self.switches[s.idx()];
         let is_head = sw.enqueue(port, vc, out, pkt, bytes, dst);
         // Mechanisms with this hook run on undivided buffers only (`Sim::new`).
-        if M::HOOKS.input_full && sw.inputs[port.idx()][vc as usize].bytes + self.p.data_bytes > self.p.in_cap {
+        if M::HOOKS.input_full && sw.input(port.idx(), vc as usize).bytes + self.p.data_bytes > self.p.in_cap {
             let tail = self.slab.get(pkt).tail_in.max(now);
             self.events.push(tail, Event::TailIn { sw: s, port, vc });
         }
         if let FlowControl::Pfc(pfc) = self.p.flow {
-            let held = self.switches[s.idx()].inputs[port.idx()][vc as usize].bytes;
+            let held = self.switches[s.idx()].input(port.idx(), vc as usize).bytes;
             self.pfc_watch(pfc, s, port, vc, held, now);
         }
         if is_head {
@@ -68,7 +68,7 @@ impl<M: Mechanism> Sim<M> {
     /// that cut through, or waited only while another crossed, occupied the buffer "only
     /// briefly" and is not among the packets of a full buffer (Santos et al. footnote 10).
     pub(super) fn tail_in(&mut self, s: SwitchId, port: PortId, vc: Vc) {
-        let ivc = &self.switches[s.idx()].inputs[port.idx()][vc as usize];
+        let ivc = self.switches[s.idx()].input(port.idx(), vc as usize);
         let leaving = ivc.bytes != ivc.queued;
         if ivc.bytes + self.p.data_bytes > self.p.in_cap && !leaving {
             self.input_full(s, port, vc);
@@ -78,7 +78,7 @@ impl<M: Mechanism> Sim<M> {
     /// Switch `s` sends control packet `pkt` (see `Switch::inputs`): it is at the head of the
     /// local input at once, its pipeline latency spent.
     pub(super) fn local_inject(&mut self, s: SwitchId, pkt: PacketId) {
-        let port = PortId::new(self.switches[s.idx()].ports);
+        let port = PortId::new(self.switches[s.idx()].ports());
         let now = self.now;
         let p = self.slab.get_mut(pkt);
         p.head_in = now.saturating_sub(self.p.router_latency);
@@ -103,8 +103,10 @@ impl<M: Mechanism> Sim<M> {
             None => p.out_port = self.routing.route(s, p.dst, Flow { src: p.src, id: p.flow }, &mut p.leg, &sw.outputs, &mut sw.rng),
         }
         let p = self.slab.get(pkt);
-        let out = p.out_port;
-        if self.switches[s.idx()].outputs[out.idx()].vcs[self.out_vc(p) as usize].credits.pooling != Pooling::PerOutput {
+        let (out, ovc) = (p.out_port, self.out_vc(p) as usize);
+        // The VC's organization answers most runs without reading the output, which misses the
+        // cache on large networks; only a port facing a host differs from it.
+        if self.vcs[ovc].queue.pooling(true) != Pooling::PerOutput || self.switches[s.idx()].outputs[out.idx()].vcs[ovc].credits.pooling != Pooling::PerOutput {
             return;
         }
         let Endpoint::Switch(n, _) = self.switches[s.idx()].outputs[out.idx()].link.to else {
@@ -126,12 +128,12 @@ impl<M: Mechanism> Sim<M> {
         match self.p.flow {
             FlowControl::Credits => {}
             FlowControl::Pfc(pfc) => {
-                let held = self.switches[s.idx()].inputs[port.idx()][vc as usize].bytes;
+                let held = self.switches[s.idx()].input(port.idx(), vc as usize).bytes;
                 return self.pfc_watch(pfc, s, port, vc, held, at);
             }
             FlowControl::Lossy(_) => return,
         }
-        if let Some(up) = self.switches[s.idx()].inputs[port.idx()][vc as usize].upstream {
+        if let Some(up) = self.switches[s.idx()].input(port.idx(), vc as usize).upstream {
             self.post(at + up.latency, Event::Credit { ch: up.ch, vc, pool, bytes });
         }
     }
@@ -216,7 +218,7 @@ impl<M: Mechanism> Sim<M> {
         }
         let p = self.slab.get(pkt);
         let (vc, out) = (p.vc, p.out_port);
-        let waiting = self.switches[s.idx()].inputs[port.idx()][vc as usize].queues.head(out) == Some(pkt);
+        let waiting = self.switches[s.idx()].input(port.idx(), vc as usize).queues.head(out) == Some(pkt);
         if !waiting || self.judge_head(s, port, pkt) {
             return;
         }
@@ -232,7 +234,7 @@ impl<M: Mechanism> Sim<M> {
         let next = self.take_head(s, port, p.vc, p.out_port, pkt);
         let sw = &mut self.switches[s.idx()];
         sw.outputs[p.out_port.idx()].vcs[p.vc as usize].queued -= p.bytes;
-        let ivc = &mut sw.inputs[port.idx()][p.vc as usize];
+        let ivc = sw.input_mut(port.idx(), p.vc as usize);
         let pool = ivc.pool(p.out_port, p.dst);
         ivc.release(p.bytes, pool);
         self.return_credit(s, port, p.vc, pool, p.bytes, self.now.max(p.tail_in));
@@ -299,12 +301,12 @@ impl<M: Mechanism> Sim<M> {
                 while pinned != 0 {
                     let i = pinned.trailing_zeros();
                     pinned &= pinned - 1;
-                    let head = sw.inputs[i as usize][vc as usize].queues.fifo_head().expect("a pinned input has a head");
+                    let head = sw.input(i as usize, vc as usize).queues.fifo_head().expect("a pinned input has a head");
                     if self.slab.get(head).out_port != out {
                         cand &= !(1 << i);
                     }
                 }
-                let head = |i: u32| sw.inputs[i as usize][vc as usize].queues.head(out).expect("a request has a head packet");
+                let head = |i: u32| sw.input(i as usize, vc as usize).queues.head(out).expect("a request has a head packet");
                 let requesters = cand;
                 let start = o.vcs[vc as usize].rr as u32;
                 // Output VCs whose turn went to a packet without room: they take no other first.
@@ -332,7 +334,7 @@ impl<M: Mechanism> Sim<M> {
                             let p = self.slab.get(q);
                             !o.stopped(vc, p.dst) && (!pooled || blocked & 1 << self.out_vc(p) == 0 && self.pool_turn(s, out, vc, requesters, i, q))
                         };
-                        match sw.inputs[i.idx()][vc as usize].queues.offer(out, &mut may_take) {
+                        match sw.input(i.idx(), vc as usize).queues.offer(out, &mut may_take) {
                             Some(q) => pkt = q,
                             None => continue,
                         }
@@ -376,7 +378,7 @@ impl<M: Mechanism> Sim<M> {
                 let r = self.slab.get(r);
                 self.out_vc(r) == ovc && v.credits.pool(r) == pool
             };
-            if sw.inputs[j as usize][vc as usize].queues.offer(out, &mut same).is_some() {
+            if sw.input(j as usize, vc as usize).queues.offer(out, &mut same).is_some() {
                 return false;
             }
         }
@@ -401,7 +403,7 @@ impl<M: Mechanism> Sim<M> {
     /// Moves `pkt`, the head of input (`i`, `vc`) for `out`, across the crossbar into the output
     /// VC its route gives it.
     fn grant(&mut self, s: SwitchId, i: PortId, out: PortId, vc: Vc, pkt: PacketId, next_vc: usize) {
-        let inputs = self.switches[s.idx()].inputs.len();
+        let inputs = self.switches[s.idx()].input_count();
         let xbar = self.switches[s.idx()].outputs[out.idx()].link.xbar;
         let now = self.now;
         let occupies = !self.is_control(vc);
@@ -419,7 +421,7 @@ impl<M: Mechanism> Sim<M> {
         let sw = &mut self.switches[s.idx()];
         sw.out_queued |= out.bit();
         let p = self.slab.get_mut(pkt);
-        let from = sw.inputs[i.idx()][vc as usize].pool(out, p.dst);
+        let from = sw.input(i.idx(), vc as usize).pool(out, p.dst);
         let o = &mut sw.outputs[out.idx()];
         o.vcs[vc as usize].rr = ((i.idx() + 1) % inputs) as u8;
         o.vc_rr = next_vc as u8;
@@ -462,16 +464,16 @@ impl<M: Mechanism> Sim<M> {
         }
         let o = &mut sw.outputs[out.idx()];
         o.vcs[vc as usize].queued -= bytes;
-        let ivc = &mut sw.inputs[i.idx()][vc as usize];
+        let pool = if occupied { o.crossing } else { 0 };
+        let ivc = sw.input_mut(i.idx(), vc as usize);
         // A control packet crosses without holding the port, from an undivided buffer.
         debug_assert!(occupied || ivc.pooling == Pooling::Shared);
-        let pool = if occupied { o.crossing } else { 0 };
         ivc.release(bytes, pool);
         self.return_credit(s, i, vc, pool, bytes, self.now);
         // The input is free again. A bypass FIFO offers its head first (FIFO order), then
         // `out` takes its next input, then the input's other outputs, starting after `out` so
         // that none is favoured.
-        if let Some(head) = self.switches[s.idx()].inputs[i.idx()][vc as usize].queues.fifo_head() {
+        if let Some(head) = self.switches[s.idx()].input(i.idx(), vc as usize).queues.fifo_head() {
             let head_out = self.slab.get(head).out_port;
             self.try_allocate(s, head_out);
         }
@@ -638,7 +640,7 @@ impl<M: Mechanism> Sim<M> {
     fn input_full(&mut self, s: SwitchId, port: PortId, vc: Vc) {
         let mut contents = std::mem::take(&mut self.scratch);
         contents.clear();
-        self.switches[s.idx()].inputs[port.idx()][vc as usize].queues.for_each(|id| {
+        self.switches[s.idx()].input(port.idx(), vc as usize).queues.for_each(|id| {
             let p = self.slab.get(id);
             if p.kind == PacketKind::Data {
                 contents.push((p.uid, p.out_port));

@@ -219,30 +219,38 @@ impl Output {
     }
 }
 
+/// The fields every packet's hop reads come first and fill the first cache line (the arrays as
+/// boxed slices, a pointer and a length each); the per-input counters' arrays are on the second,
+/// the random stream after them. On large networks each line of a switch an event reads is a
+/// miss, and the compiler's own order spread these over four (docs/performance.md, 2026-11-27).
+#[repr(C, align(64))]
 pub struct Switch {
-    /// One per port, then the local input (index = number of ports): control packets the
-    /// switch itself sends (e.g. SRP's NACK) enter there. It has no upstream channel, so no
-    /// credits, and its packets compete for outputs like any other.
-    pub inputs: Vec<Vec<InputVc>>,
-    pub outputs: Vec<Output>,
+    /// Per input and VC, input-major (`Switch::input`): one per port, then the local input
+    /// (index = number of ports), where control packets the switch itself sends (e.g. SRP's
+    /// NACK) enter. It has no upstream channel, so no credits, and its packets compete for
+    /// outputs like any other. One array, not a vector per input: reaching an input VC of a
+    /// switch then takes one load that misses on large networks, not two (docs/performance.md).
+    inputs: Box<[InputVc]>,
+    pub outputs: Box<[Output]>,
     /// Bit i set while input i is moving as many packets across the crossbar as it has read
     /// ports (`switch.read_ports`).
     pub in_busy: u64,
-    /// Per input: packets it is moving across the crossbar.
-    pub in_reads: Vec<u8>,
-    /// Per input: bit o set while the input requests output o on some VC (the union over VCs
-    /// of the outputs' `req` bits), so a freed input finds its outputs without a scan.
-    pub in_req: Vec<u64>,
     /// Bit o set while some input requests output o: half the crossbar allocations tried find
     /// none, and this answers them without reading the output (docs/performance.md).
     pub out_req: u64,
     /// Bit o set while output o's buffer holds a packet: half the link starts tried find it
     /// empty, and this answers them without reading the output.
     pub out_queued: u64,
+    /// VCs per input: the stride of `inputs`.
+    vcs: usize,
+    /// Per input: packets it is moving across the crossbar.
+    pub in_reads: Box<[u8]>,
+    /// Per input: bit o set while the input requests output o on some VC (the union over VCs
+    /// of the outputs' `req` bits), so a freed input finds its outputs without a scan.
+    pub in_req: Box<[u64]>,
     /// Per VC: bit i set while only input i's `Queueing::fifo_head` may leave (a bypass FIFO's
     /// head overtaken its limit of times), so only the head's output may take from that input.
-    pub pinned: Vec<u64>,
-    pub ports: usize,
+    pub pinned: Box<[u64]>,
     /// Routing decisions (random up ports) draw from the switch's own stream.
     pub rng: Stream,
 }
@@ -264,20 +272,19 @@ impl Switch {
         voq_bytes: bool,
         rng: Stream,
     ) -> Switch {
-        let inputs = (0..=ports)
-            .map(|p| {
-                // The local input has no upstream.
-                let upstream = (p < ports).then(|| links(PortId::new(p)).0);
-                vcs.iter()
-                    .map(|v| {
-                        // Without an upstream, one buffer.
-                        let pooling = if p < ports { v.queue.pooling(neighbour(PortId::new(p)).is_some()) } else { Pooling::Shared };
-                        let (own, capacity) = v.queue.buffers(pooling, ports, hosts, capacity);
-                        InputVc { queues: v.queue.build(ports), queued: 0, bytes: 0, pooling, pools: vec![0; own], capacity, peak: 0, upstream }
-                    })
-                    .collect()
-            })
-            .collect();
+        // Input-major, sized exactly (collecting a flattened iterator would double the
+        // capacity past the need: 144 MB more at 65,536 hosts).
+        let mut inputs = Vec::with_capacity((ports + 1) * vcs.len());
+        for p in 0..=ports {
+            // The local input has no upstream.
+            let upstream = (p < ports).then(|| links(PortId::new(p)).0);
+            inputs.extend(vcs.iter().map(|v| {
+                // Without an upstream, one buffer.
+                let pooling = if p < ports { v.queue.pooling(neighbour(PortId::new(p)).is_some()) } else { Pooling::Shared };
+                let (own, capacity) = v.queue.buffers(pooling, ports, hosts, capacity);
+                InputVc { queues: v.queue.build(ports), queued: 0, bytes: 0, pooling, pools: vec![0; own], capacity, peak: 0, upstream }
+            }));
+        }
         let outputs = (0..ports)
             .map(|p| Output {
                 link: links(PortId::new(p)).1,
@@ -305,17 +312,48 @@ impl Switch {
             })
             .collect();
         Switch {
-            inputs,
+            inputs: inputs.into_boxed_slice(),
             outputs,
             in_busy: 0,
-            in_reads: vec![0; ports + 1],
-            in_req: vec![0; ports + 1],
             out_req: 0,
             out_queued: 0,
-            pinned: vec![0; vcs.len()],
-            ports,
+            vcs: vcs.len(),
+            in_reads: vec![0; ports + 1].into_boxed_slice(),
+            in_req: vec![0; ports + 1].into_boxed_slice(),
+            pinned: vec![0; vcs.len()].into_boxed_slice(),
             rng,
         }
+    }
+
+    /// Input `port`'s VC `vc`.
+    #[inline]
+    pub fn input(&self, port: usize, vc: usize) -> &InputVc {
+        &self.inputs[port * self.vcs + vc]
+    }
+
+    #[inline]
+    pub fn input_mut(&mut self, port: usize, vc: usize) -> &mut InputVc {
+        &mut self.inputs[port * self.vcs + vc]
+    }
+
+    /// Input `port`'s VCs, in VC order.
+    pub fn input_vcs(&self, port: usize) -> &[InputVc] {
+        &self.inputs[port * self.vcs..(port + 1) * self.vcs]
+    }
+
+    /// Each input's VCs, the local input last.
+    pub fn inputs(&self) -> std::slice::ChunksExact<'_, InputVc> {
+        self.inputs.chunks_exact(self.vcs)
+    }
+
+    /// Ports; the local input is input `ports()`.
+    pub fn ports(&self) -> usize {
+        self.outputs.len()
+    }
+
+    /// Inputs, the local one included.
+    pub fn input_count(&self) -> usize {
+        self.ports() + 1
     }
 
     /// Queues `pkt` (`bytes` long, for host `dst`, routed to `out`) in input (`port`, `vc`) and
@@ -326,7 +364,7 @@ impl Switch {
         if let Some(row) = o.voq_bytes.get_mut(vc as usize) {
             row[port.idx()] += bytes;
         }
-        self.inputs[port.idx()][vc as usize].push(pkt, bytes, out, dst)
+        self.input_mut(port.idx(), vc as usize).push(pkt, bytes, out, dst)
     }
 
     /// Takes `pkt`, the head of input (`port`, `vc`)'s queue for `out`, out of its queues: see
@@ -335,7 +373,7 @@ impl Switch {
         if let Some(row) = self.outputs[out.idx()].voq_bytes.get_mut(vc as usize) {
             row[port.idx()] -= bytes;
         }
-        self.inputs[port.idx()][vc as usize].pop(pkt, bytes, out)
+        self.input_mut(port.idx(), vc as usize).pop(pkt, bytes, out)
     }
 
     /// The fullest CFQ (`input_queues = "fbicm"`) of any input on `vc` whose packets take `out`
@@ -344,10 +382,8 @@ impl Switch {
     pub fn root_cfq_bytes(&self, out: PortId, vc: Vc) -> u32 {
         let o = &self.outputs[out.idx()];
         let downstream = |line: &queues::isolation::Line| o.cam.iter().any(|l| l.vc == vc && l.dests.iter().any(|d| line.dests.contains(d)));
-        let roots = self
-            .inputs
-            .iter()
-            .filter_map(|i| i[vc as usize].queues.isolation()?.hot().for_output(out).filter(|(line, _)| !downstream(line)).map(|(_, b)| b).max());
+        let roots =
+            self.inputs().filter_map(|i| i[vc as usize].queues.isolation()?.hot().for_output(out).filter(|(line, _)| !downstream(line)).map(|(_, b)| b).max());
         roots.max().unwrap_or(0)
     }
 
