@@ -220,7 +220,7 @@ impl Output {
 }
 
 /// The fields every packet's hop reads come first and fill the first cache line (the arrays as
-/// boxed slices, a pointer and a length each); the per-input counters' arrays are on the second,
+/// boxed slices, a pointer and a length each); the per-input counters and the pins are on the second,
 /// the random stream after them. On large networks each line of a switch an event reads is a
 /// miss, and the compiler's own order spread these over four (docs/performance.md, 2026-11-27).
 #[repr(C, align(64))]
@@ -250,7 +250,8 @@ pub struct Switch {
     pub in_req: Box<[u64]>,
     /// Per VC: bit i set while only input i's `Queueing::fifo_head` may leave (a bypass FIFO's
     /// head overtaken its limit of times), so only the head's output may take from that input.
-    pub pinned: Box<[u64]>,
+    /// Inline up to two VCs, on the second line: every allocation and every dequeue reads it.
+    pub pinned: SmallVec<[u64; 2]>,
     /// Routing decisions (random up ports) draw from the switch's own stream.
     pub rng: Stream,
 }
@@ -320,7 +321,7 @@ impl Switch {
             vcs: vcs.len(),
             in_reads: vec![0; ports + 1].into_boxed_slice(),
             in_req: vec![0; ports + 1].into_boxed_slice(),
-            pinned: vec![0; vcs.len()].into_boxed_slice(),
+            pinned: smallvec::smallvec![0; vcs.len()],
             rng,
         }
     }
