@@ -256,6 +256,10 @@ pub struct Switch {
     pub rng: Stream,
 }
 
+// The layout the doc above describes: the hot fields fill the first line, the second starts
+// with the per-input counters.
+const _: () = assert!(std::mem::offset_of!(Switch, in_reads) == 64 && std::mem::offset_of!(Switch, rng) <= 128);
+
 impl Switch {
     /// A switch with `ports` ports in a network of `hosts` hosts whose input buffers (each VC's)
     /// take `capacity` bytes. `neighbour(p)` is the number of ports of the switch at the far
