@@ -11,7 +11,7 @@ use crate::packet::Packet;
 use crate::rng::Stream;
 pub use credits::{Credits, Pooling};
 use queues::{Popped, Queueing, Queues, Spec};
-use smallvec::SmallVec;
+use smallvec::{smallvec, SmallVec};
 use std::collections::VecDeque;
 
 /// A virtual channel as the network builds it: the mechanism's priority class and the input
@@ -220,9 +220,10 @@ impl Output {
 }
 
 /// The fields every packet's hop reads come first and fill the first cache line (the arrays as
-/// boxed slices, a pointer and a length each); the per-input counters and the pins are on the second,
-/// the random stream after them. On large networks each line of a switch an event reads is a
-/// miss, and the compiler's own order spread these over four (docs/performance.md, 2026-11-27).
+/// boxed slices, a pointer and a length each); the per-input counters and the pins are on the
+/// second, the random stream after them. On large networks each line of a switch an event
+/// reads is a miss, and the compiler's own order spread these over four (docs/performance.md,
+/// 2026-11-27).
 #[repr(C, align(64))]
 pub struct Switch {
     /// Per input and VC, input-major (`Switch::input`): one per port, then the local input
@@ -325,7 +326,7 @@ impl Switch {
             vcs: vcs.len(),
             in_reads: vec![0; ports + 1].into_boxed_slice(),
             in_req: vec![0; ports + 1].into_boxed_slice(),
-            pinned: smallvec::smallvec![0; vcs.len()],
+            pinned: smallvec![0; vcs.len()],
             rng,
         }
     }
@@ -336,6 +337,7 @@ impl Switch {
         &self.inputs[port * self.vcs + vc]
     }
 
+    /// Input `port`'s VC `vc`, to change.
     #[inline]
     pub fn input_mut(&mut self, port: usize, vc: usize) -> &mut InputVc {
         &mut self.inputs[port * self.vcs + vc]
