@@ -21,6 +21,10 @@ const SEQ_MASK: u64 = (1 << SEQ_BITS) - 1;
 /// Buckets are 2^10 ps (about 1 ns) wide; the ring covers 2^14 of them (16.8 us): link
 /// latencies, serializations and most arrival gaps land in the ring, later events in `far`.
 const BUCKET_SHIFT: u32 = 10;
+/// A large network's buckets are 2^8 ps wide (the ring then covers 4.2 us): it runs thousands of
+/// events per nanosecond (65,536 hosts: about 3,600), and a bucket of that many costs more to
+/// gather and sort than four of a quarter the size (docs/performance.md, 2026-11-27).
+const BUCKET_SHIFT_LARGE: u32 = 8;
 const RING_BITS: u32 = 14;
 const RING: u64 = 1 << RING_BITS;
 
@@ -34,8 +38,8 @@ impl Entry {
     fn time(&self) -> Time {
         (self.key >> 64) as Time
     }
-    fn bucket(&self) -> u64 {
-        self.time() >> BUCKET_SHIFT
+    fn bucket(&self, shift: u32) -> u64 {
+        self.time() >> shift
     }
 }
 
@@ -67,6 +71,8 @@ impl Ord for Entry {
 /// per `CHUNK` events instead of one per event (on large networks each was a cache miss, the
 /// nodes of a bucket scattered over the pool: docs/performance.md, 2026-11-26).
 pub struct EventQueue {
+    /// log2 of the bucket width in ps.
+    shift: u32,
     /// The absolute bucket number being served.
     base: u64,
     /// Its events, sorted by descending key: the next event is the last.
@@ -109,7 +115,16 @@ const NIL: u32 = u32::MAX;
 
 impl Default for EventQueue {
     fn default() -> Self {
+        EventQueue::new(false)
+    }
+}
+
+impl EventQueue {
+    /// An empty queue, its buckets sized for a `large` network (`memory::LARGE_RUN_BYTES`) or
+    /// a smaller one. The width changes the work, never the order of the events.
+    pub fn new(large: bool) -> Self {
         EventQueue {
+            shift: if large { BUCKET_SHIFT_LARGE } else { BUCKET_SHIFT },
             base: 0,
             current: Vec::new(),
             slots: vec![EMPTY; RING as usize],
@@ -123,9 +138,7 @@ impl Default for EventQueue {
             len: 0,
         }
     }
-}
 
-impl EventQueue {
     // Inlined, a caller's event kind is known here, and its priority and entity fold away.
     #[inline]
     pub fn push(&mut self, time: Time, event: Event) {
@@ -152,7 +165,7 @@ impl EventQueue {
     }
 
     fn place(&mut self, e: Entry) {
-        let b = e.bucket();
+        let b = e.bucket(self.shift);
         if b <= self.base {
             // Into the bucket being served, keeping it sorted (it holds a handful of events).
             let at = self.current.partition_point(|x| x.key > e.key);
@@ -220,14 +233,14 @@ impl EventQueue {
         let next = match self.next_occupied() {
             Some(b) => b,
             None => match self.far.peek() {
-                Some(Reverse(e)) => e.bucket(),
+                Some(Reverse(e)) => e.bucket(self.shift),
                 None => return false,
             },
         };
         self.base = next;
         // Far events that now fall inside the ring (or in the new current bucket) move in.
         while let Some(Reverse(e)) = self.far.peek() {
-            if e.bucket() >= self.base + RING {
+            if e.bucket(self.shift) >= self.base + RING {
                 break;
             }
             let Reverse(e) = self.far.pop().expect("peeked");
@@ -336,19 +349,24 @@ mod tests {
 
     #[test]
     fn full_buckets_spill_into_more_chunks_and_still_pop_in_order() {
-        let mut q = EventQueue::default();
-        // 3 * CHUNK + 1 events in one 1 ns bucket, pushed in a scrambled order, and some in the
-        // next buckets and beyond the ring.
-        let times: Vec<Time> =
-            (0..3 * CHUNK as u64 + 1).map(|i| (5 << BUCKET_SHIFT) + (i * 37) % 1_000).chain([7_000, 6_500, (2 * RING) << BUCKET_SHIFT]).collect();
-        for (n, &t) in times.iter().enumerate() {
-            q.push(t, Event::NicWake { node: NodeId(n as u32) });
+        for large in [false, true] {
+            let mut q = EventQueue::new(large);
+            let shift = q.shift;
+            // 3 * CHUNK + 1 events in one bucket, pushed in a scrambled order, and some in the
+            // next buckets and beyond the ring.
+            let times: Vec<Time> = (0..3 * CHUNK as u64 + 1)
+                .map(|i| (5 << shift) + (i * 37) % (1 << shift))
+                .chain([7 << shift, (6 << shift) + 100, (2 * RING) << shift])
+                .collect();
+            for (n, &t) in times.iter().enumerate() {
+                q.push(t, Event::NicWake { node: NodeId(n as u32) });
+            }
+            assert_eq!(q.pending().count(), times.len());
+            let popped: Vec<Time> = std::iter::from_fn(|| q.pop_before(Time::MAX)).map(|(t, _)| t).collect();
+            let mut sorted = times.clone();
+            sorted.sort_unstable();
+            assert_eq!(popped, sorted, "buckets of 2^{shift} ps");
+            assert!(q.is_empty());
         }
-        assert_eq!(q.pending().count(), times.len());
-        let popped: Vec<Time> = std::iter::from_fn(|| q.pop_before(Time::MAX)).map(|(t, _)| t).collect();
-        let mut sorted = times.clone();
-        sorted.sort_unstable();
-        assert_eq!(popped, sorted);
-        assert!(q.is_empty());
     }
 }

@@ -529,7 +529,7 @@ impl<M: Mechanism> Sim<M> {
             now: 0,
             end,
             seed,
-            events: EventQueue::default(),
+            events: EventQueue::new(large),
             slab: Slab::default(),
             control: vec![VecDeque::new(); topo.hosts()],
             routing,
