@@ -82,7 +82,14 @@ impl Settings for FbicmSettings {
     }
 }
 
+/// FBICM's state is boxed: every input buffer of every switch holds a `Queues`, as large as the
+/// largest organization, and most runs' organization (`voq`) takes 32 bytes
+/// (`queues::QUEUES_BYTES`).
 pub struct Fbicm {
+    s: Box<State>,
+}
+
+struct State {
     settings: FbicmSettings,
     nfq: VecDeque<Entry>,
     nfq_bytes: u32,
@@ -102,7 +109,8 @@ impl Registered for Fbicm {
 
     fn new(settings: &FbicmSettings, _ports: usize) -> Fbicm {
         let thresholds = Thresholds { propagate: settings.propagate_bytes, stop: settings.stop_bytes, go: settings.go_bytes };
-        Fbicm { settings: settings.clone(), nfq: VecDeque::new(), nfq_bytes: 0, cfqs: HotQueues::new(settings.cfqs, thresholds), turn: 0, effects: Vec::new() }
+        let s = State { settings: settings.clone(), nfq: VecDeque::new(), nfq_bytes: 0, cfqs: HotQueues::new(settings.cfqs, thresholds), turn: 0, effects: Vec::new() };
+        Fbicm { s: Box::new(s) }
     }
 }
 
@@ -110,63 +118,63 @@ impl Fbicm {
     /// The queue's entries: 0 the NFQ, k the CFQ in slot k - 1.
     fn queue(&self, q: usize) -> Option<&VecDeque<Entry>> {
         match q {
-            0 => Some(&self.nfq),
-            k => self.cfqs.slots[k - 1].as_ref().map(|c| &c.queue),
+            0 => Some(&self.s.nfq),
+            k => self.s.cfqs.slots[k - 1].as_ref().map(|c| &c.queue),
         }
     }
 
     /// The heads the buffer offers, in turn order from `turn`.
     fn heads(&self) -> impl Iterator<Item = (usize, Entry)> + '_ {
-        let n = self.cfqs.slots.len() + 1;
-        (0..n).map(move |k| (self.turn + k) % n).filter_map(|q| self.queue(q).and_then(|e| e.front()).map(|e| (q, *e)))
+        let n = self.s.cfqs.slots.len() + 1;
+        (0..n).map(move |k| (self.s.turn + k) % n).filter_map(|q| self.queue(q).and_then(|e| e.front()).map(|e| (q, *e)))
     }
 
     /// Post-processing: moves NFQ heads that a CFQ takes (its own line's, or a new one for a
     /// line the input follows) into it; detection: while the NFQ is above its threshold, a new
     /// CFQ isolates its head's destination.
     fn settle(&mut self) {
-        while let Some(&e) = self.nfq.front() {
-            let followed = self.cfqs.followed.iter().any(|f| f.out == e.out && f.dests.contains(&e.dst));
-            let slot = match self.cfqs.slot_of(e.dst, e.out) {
+        while let Some(&e) = self.s.nfq.front() {
+            let followed = self.s.cfqs.followed.iter().any(|f| f.out == e.out && f.dests.contains(&e.dst));
+            let slot = match self.s.cfqs.slot_of(e.dst, e.out) {
                 Some(slot) => Some(slot),
-                None if followed => self.cfqs.for_packet(e.dst, e.out),
-                None if self.nfq_bytes > self.settings.detect_bytes => self.cfqs.allocate(vec![e.dst], None),
+                None if followed => self.s.cfqs.for_packet(e.dst, e.out),
+                None if self.s.nfq_bytes > self.s.settings.detect_bytes => self.s.cfqs.allocate(vec![e.dst], None),
                 None => None,
             };
             let Some(slot) = slot else { break };
-            self.nfq.pop_front();
-            self.nfq_bytes -= e.bytes;
-            self.cfqs.push(slot, e, &mut self.effects);
+            self.s.nfq.pop_front();
+            self.s.nfq_bytes -= e.bytes;
+            self.s.cfqs.push(slot, e, &mut self.s.effects);
         }
     }
 }
 
 impl Isolating for Fbicm {
     fn follow(&mut self, out: PortId, id: u32, dests: &[NodeId], on: bool) {
-        self.cfqs.follow(out, id, dests, on);
+        self.s.cfqs.follow(out, id, dests, on);
         if on {
             self.tracked(0, Fbicm::settle);
         }
     }
 
     fn hold(&mut self, out: PortId, id: u32, on: bool) {
-        self.cfqs.hold(out, id, on, &mut self.effects);
+        self.s.cfqs.hold(out, id, on, &mut self.s.effects);
     }
 
     fn hot(&self) -> &HotQueues {
-        &self.cfqs
+        &self.s.cfqs
     }
 
     fn hot_mut(&mut self) -> &mut HotQueues {
-        &mut self.cfqs
+        &mut self.s.cfqs
     }
 
     fn lines_in_use(&self) -> usize {
-        self.cfqs.in_use()
+        self.s.cfqs.in_use()
     }
 
     fn take_effects(&mut self, into: &mut Vec<Effect>) {
-        into.append(&mut self.effects);
+        into.append(&mut self.s.effects);
     }
 
     fn offered(&self) -> u64 {
@@ -174,7 +182,7 @@ impl Isolating for Fbicm {
     }
 
     fn effects(&mut self) -> &mut Vec<Effect> {
-        &mut self.effects
+        &mut self.s.effects
     }
 }
 
@@ -182,8 +190,8 @@ impl Queueing for Fbicm {
     /// Reports the packets newly offered in `take_effects`, not here.
     fn push(&mut self, pkt: PacketId, out: PortId, dst: NodeId, bytes: u32) -> bool {
         self.tracked(0, |f| {
-            f.nfq.push_back(Entry { pkt, out, dst, bytes });
-            f.nfq_bytes += bytes;
+            f.s.nfq.push_back(Entry { pkt, out, dst, bytes });
+            f.s.nfq_bytes += bytes;
             f.settle();
         });
         false
@@ -193,14 +201,14 @@ impl Queueing for Fbicm {
     fn pop(&mut self, pkt: PacketId, out: PortId) -> Popped {
         self.tracked(out.bit(), |f| {
             let (q, e) = f.heads().find(|(_, e)| e.pkt == pkt).expect("the buffer offered this output the packet");
-            f.turn = (q + 1) % (f.cfqs.slots.len() + 1);
+            f.s.turn = (q + 1) % (f.s.cfqs.slots.len() + 1);
             match q {
                 0 => {
-                    f.nfq.pop_front();
-                    f.nfq_bytes -= e.bytes;
+                    f.s.nfq.pop_front();
+                    f.s.nfq_bytes -= e.bytes;
                 }
                 k => {
-                    f.cfqs.pop(k - 1, &mut f.effects);
+                    f.s.cfqs.pop(k - 1, &mut f.s.effects);
                 }
             }
             f.settle();
@@ -217,20 +225,20 @@ impl Queueing for Fbicm {
     }
 
     fn for_each(&self, mut f: impl FnMut(PacketId)) {
-        (0..=self.cfqs.slots.len()).filter_map(|q| self.queue(q)).flatten().for_each(|e| f(e.pkt));
+        (0..=self.s.cfqs.slots.len()).filter_map(|q| self.queue(q)).flatten().for_each(|e| f(e.pkt));
     }
 
     fn check(&self, out_of: &dyn Fn(PacketId) -> PortId, pinned: bool) -> Result<(), String> {
         if pinned {
             return Err("pinned, but the organization never pins".into());
         }
-        let nfq: u32 = self.nfq.iter().map(|e| e.bytes).sum();
-        if nfq != self.nfq_bytes {
-            return Err(format!("NFQ counts {} bytes but holds {nfq}", self.nfq_bytes));
+        let nfq: u32 = self.s.nfq.iter().map(|e| e.bytes).sum();
+        if nfq != self.s.nfq_bytes {
+            return Err(format!("NFQ counts {} bytes but holds {nfq}", self.s.nfq_bytes));
         }
-        self.cfqs.check()?;
+        self.s.cfqs.check()?;
         let mut seen = rustc_hash::FxHashSet::default();
-        for q in (0..=self.cfqs.slots.len()).filter_map(|q| self.queue(q)) {
+        for q in (0..=self.s.cfqs.slots.len()).filter_map(|q| self.queue(q)) {
             for e in q {
                 if !seen.insert(e.pkt) {
                     return Err(format!("packet {} is in two queues", e.pkt));
@@ -240,7 +248,7 @@ impl Queueing for Fbicm {
                 }
             }
         }
-        if self.nfq.front().is_some_and(|e| self.cfqs.slot_of(e.dst, e.out).is_some()) {
+        if self.s.nfq.front().is_some_and(|e| self.s.cfqs.slot_of(e.dst, e.out).is_some()) {
             return Err("the NFQ's head belongs in a CFQ (post-processing missed it)".into());
         }
         Ok(())

@@ -68,7 +68,14 @@ impl Settings for HfdiSettings {
     }
 }
 
+/// HFDI's state is boxed: every input buffer of every switch holds a `Queues`, as large as the
+/// largest organization, and most runs' organization (`voq`) takes 32 bytes
+/// (`queues::QUEUES_BYTES`).
 pub struct Hfdi {
+    s: Box<State>,
+}
+
+struct State {
     dlist: usize,
     /// Per output port: its CPQ and the bytes in it.
     cpqs: Vec<VecDeque<Entry>>,
@@ -91,7 +98,7 @@ impl Registered for Hfdi {
     fn new(s: &HfdiSettings, ports: usize) -> Hfdi {
         // Above HTh (strictly) the line goes upstream; the next time, it stops the sender.
         let thresholds = Thresholds { propagate: s.hth_bytes + 1, stop: s.hth_bytes + 1, go: s.lth_bytes };
-        Hfdi {
+        let state = State {
             dlist: s.dlist as usize,
             cpqs: vec![VecDeque::new(); ports],
             cpq_bytes: vec![0; ports],
@@ -99,7 +106,8 @@ impl Registered for Hfdi {
             hpqs: HotQueues::new(s.hpqs, thresholds),
             turn: 0,
             effects: Vec::new(),
-        }
+        };
+        Hfdi { s: Box::new(state) }
     }
 }
 
@@ -107,11 +115,11 @@ impl Hfdi {
     /// The heads offered to output `out`, in turn order: its CPQ's and the HPQs' whose head
     /// leaves by `out` (queue index: 0 the CPQ, k the HPQ in slot k - 1).
     fn heads_for(&self, out: PortId) -> impl Iterator<Item = (usize, Entry)> + '_ {
-        let n = self.hpqs.slots.len() + 1;
-        (0..n).map(move |k| (self.turn + k) % n).filter_map(move |q| {
+        let n = self.s.hpqs.slots.len() + 1;
+        (0..n).map(move |k| (self.s.turn + k) % n).filter_map(move |q| {
             let head = match q {
-                0 => self.cpqs.get(out.idx())?.front(),
-                k => self.hpqs.slots[k - 1].as_ref()?.queue.front(),
+                0 => self.s.cpqs.get(out.idx())?.front(),
+                k => self.s.hpqs.slots[k - 1].as_ref()?.queue.front(),
             };
             head.copied().filter(|e| e.out == out).map(|e| (q, e))
         })
@@ -121,36 +129,36 @@ impl Hfdi {
     /// there), then detection: the CPQ's occupancy against the thresholds, as a root line.
     fn settle(&mut self, o: usize) {
         let out = PortId::new(o);
-        while let Some(&e) = self.cpqs[o].front() {
-            let followed = self.hpqs.followed.iter().any(|f| f.out == out && f.dests.contains(&e.dst));
-            let slot = match self.hpqs.slot_of(e.dst, out) {
+        while let Some(&e) = self.s.cpqs[o].front() {
+            let followed = self.s.hpqs.followed.iter().any(|f| f.out == out && f.dests.contains(&e.dst));
+            let slot = match self.s.hpqs.slot_of(e.dst, out) {
                 Some(slot) => Some(slot),
-                None if followed => self.hpqs.for_packet(e.dst, out),
+                None if followed => self.s.hpqs.for_packet(e.dst, out),
                 None => None,
             };
             let Some(slot) = slot else { break };
-            self.cpqs[o].pop_front();
-            self.cpq_bytes[o] -= e.bytes;
-            self.hpqs.push(slot, e, &mut self.effects);
+            self.s.cpqs[o].pop_front();
+            self.s.cpq_bytes[o] -= e.bytes;
+            self.s.hpqs.push(slot, e, &mut self.s.effects);
         }
-        let bytes = self.cpq_bytes[o];
-        if self.roots[o].is_none() && bytes >= self.hpqs.thresholds.propagate {
+        let bytes = self.s.cpq_bytes[o];
+        if self.s.roots[o].is_none() && bytes >= self.s.hpqs.thresholds.propagate {
             let mut dests: Vec<NodeId> = Vec::new();
-            for e in &self.cpqs[o] {
-                if dests.len() < self.dlist && !dests.contains(&e.dst) {
+            for e in &self.s.cpqs[o] {
+                if dests.len() < self.s.dlist && !dests.contains(&e.dst) {
                     dests.push(e.dst);
                 }
             }
-            let id = self.hpqs.new_id();
-            self.roots[o] = Some(Line { id, dests, follows: None, propagated: false, sent_stop: false, held: false });
+            let id = self.s.hpqs.new_id();
+            self.s.roots[o] = Some(Line { id, dests, follows: None, propagated: false, sent_stop: false, held: false });
         }
-        if let Some(root) = self.roots[o].as_mut() {
+        if let Some(root) = self.s.roots[o].as_mut() {
             // Stop & Go run between HPQs (§III-B): a root only sends its line up, and back.
-            let t = Thresholds { stop: u32::MAX, ..self.hpqs.thresholds };
-            root.crossed(bytes, t, &mut self.effects);
+            let t = Thresholds { stop: u32::MAX, ..self.s.hpqs.thresholds };
+            root.crossed(bytes, t, &mut self.s.effects);
             if bytes == 0 {
-                root.release(&mut self.effects);
-                self.roots[o] = None;
+                root.release(&mut self.s.effects);
+                self.s.roots[o] = None;
             }
         }
     }
@@ -158,39 +166,39 @@ impl Hfdi {
 
 impl Isolating for Hfdi {
     fn follow(&mut self, out: PortId, id: u32, dests: &[NodeId], on: bool) {
-        self.hpqs.follow(out, id, dests, on);
-        if on && out.idx() < self.cpqs.len() {
+        self.s.hpqs.follow(out, id, dests, on);
+        if on && out.idx() < self.s.cpqs.len() {
             self.tracked(0, |h| h.settle(out.idx()));
         }
     }
 
     fn hold(&mut self, out: PortId, id: u32, on: bool) {
-        self.hpqs.hold(out, id, on, &mut self.effects);
+        self.s.hpqs.hold(out, id, on, &mut self.s.effects);
     }
 
     fn hot(&self) -> &HotQueues {
-        &self.hpqs
+        &self.s.hpqs
     }
 
     fn hot_mut(&mut self) -> &mut HotQueues {
-        &mut self.hpqs
+        &mut self.s.hpqs
     }
 
     fn lines_in_use(&self) -> usize {
-        self.hpqs.in_use() + self.roots.iter().flatten().count()
+        self.s.hpqs.in_use() + self.s.roots.iter().flatten().count()
     }
 
     fn take_effects(&mut self, into: &mut Vec<Effect>) {
-        into.append(&mut self.effects);
+        into.append(&mut self.s.effects);
     }
 
     fn offered(&self) -> u64 {
-        let cpqs = self.cpqs.iter().enumerate().filter(|(_, q)| !q.is_empty()).fold(0, |m, (o, _)| m | 1 << o);
-        self.hpqs.slots.iter().flatten().filter_map(|q| q.queue.front()).fold(cpqs, |m, e| m | e.out.bit())
+        let cpqs = self.s.cpqs.iter().enumerate().filter(|(_, q)| !q.is_empty()).fold(0, |m, (o, _)| m | 1 << o);
+        self.s.hpqs.slots.iter().flatten().filter_map(|q| q.queue.front()).fold(cpqs, |m, e| m | e.out.bit())
     }
 
     fn effects(&mut self) -> &mut Vec<Effect> {
-        &mut self.effects
+        &mut self.s.effects
     }
 }
 
@@ -198,8 +206,8 @@ impl Queueing for Hfdi {
     /// Reports the packets newly offered in `take_effects`, not here.
     fn push(&mut self, pkt: PacketId, out: PortId, dst: NodeId, bytes: u32) -> bool {
         self.tracked(0, |h| {
-            h.cpqs[out.idx()].push_back(Entry { pkt, out, dst, bytes });
-            h.cpq_bytes[out.idx()] += bytes;
+            h.s.cpqs[out.idx()].push_back(Entry { pkt, out, dst, bytes });
+            h.s.cpq_bytes[out.idx()] += bytes;
             h.settle(out.idx());
         });
         false
@@ -209,14 +217,14 @@ impl Queueing for Hfdi {
     fn pop(&mut self, pkt: PacketId, out: PortId) -> Popped {
         self.tracked(out.bit(), |h| {
             let (q, _) = h.heads_for(out).find(|(_, e)| e.pkt == pkt).expect("the buffer offered this output the packet");
-            h.turn = (q + 1) % (h.hpqs.slots.len() + 1);
+            h.s.turn = (q + 1) % (h.s.hpqs.slots.len() + 1);
             match q {
                 0 => {
-                    let e = h.cpqs[out.idx()].pop_front().expect("a head");
-                    h.cpq_bytes[out.idx()] -= e.bytes;
+                    let e = h.s.cpqs[out.idx()].pop_front().expect("a head");
+                    h.s.cpq_bytes[out.idx()] -= e.bytes;
                 }
                 k => {
-                    h.hpqs.pop(k - 1, &mut h.effects);
+                    h.s.hpqs.pop(k - 1, &mut h.s.effects);
                 }
             }
             h.settle(out.idx());
@@ -233,31 +241,31 @@ impl Queueing for Hfdi {
     }
 
     fn for_each(&self, mut f: impl FnMut(PacketId)) {
-        self.cpqs.iter().flatten().for_each(|e| f(e.pkt));
-        self.hpqs.slots.iter().flatten().flat_map(|q| &q.queue).for_each(|e| f(e.pkt));
+        self.s.cpqs.iter().flatten().for_each(|e| f(e.pkt));
+        self.s.hpqs.slots.iter().flatten().flat_map(|q| &q.queue).for_each(|e| f(e.pkt));
     }
 
     fn check(&self, out_of: &dyn Fn(PacketId) -> PortId, pinned: bool) -> Result<(), String> {
         if pinned {
             return Err("pinned, but the organization never pins".into());
         }
-        self.hpqs.check()?;
+        self.s.hpqs.check()?;
         let mut seen = rustc_hash::FxHashSet::default();
-        for (o, q) in self.cpqs.iter().enumerate() {
-            if q.iter().map(|e| e.bytes).sum::<u32>() != self.cpq_bytes[o] {
+        for (o, q) in self.s.cpqs.iter().enumerate() {
+            if q.iter().map(|e| e.bytes).sum::<u32>() != self.s.cpq_bytes[o] {
                 return Err(format!("CPQ {o} miscounts its bytes"));
             }
             if q.iter().any(|e| e.out.idx() != o) {
                 return Err(format!("CPQ {o} holds a packet for another output"));
             }
-            if q.front().is_some_and(|e| self.hpqs.slot_of(e.dst, e.out).is_some()) {
+            if q.front().is_some_and(|e| self.s.hpqs.slot_of(e.dst, e.out).is_some()) {
                 return Err(format!("the head of CPQ {o} belongs in an HPQ (post-processing missed it)"));
             }
-            if self.roots[o].is_some() && q.is_empty() {
+            if self.s.roots[o].is_some() && q.is_empty() {
                 return Err(format!("CPQ {o} is empty but still a root"));
             }
         }
-        for e in self.cpqs.iter().flatten().chain(self.hpqs.slots.iter().flatten().flat_map(|q| &q.queue)) {
+        for e in self.s.cpqs.iter().flatten().chain(self.s.hpqs.slots.iter().flatten().flat_map(|q| &q.queue)) {
             if !seen.insert(e.pkt) {
                 return Err(format!("packet {} is in two queues", e.pkt));
             }
