@@ -132,11 +132,11 @@ pub struct ZeroLoad {
     links: Vec<Vec<(SwitchId, Time)>>,
     /// Per switch: its index among `edges`, or `u32::MAX`.
     edge_of: Vec<u32>,
-    /// Per switch with hosts, computed on first use: the head's time to each switch with hosts
+    /// Per switch with hosts, computed on first use: the head's way to each switch with hosts
     /// from entering its pipeline. Only those: a 16-ary 4-tree (65,536 hosts) has 4,096 of its
-    /// 16,384 switches at the edge, so the rows take 128 MiB once every edge switch has sent,
-    /// where rows over every switch took 512 MiB. Still quadratic in edge switches.
-    from: Vec<Option<Box<[Time]>>>,
+    /// 16,384 switches at the edge. Still quadratic in edge switches, so a row is as small as
+    /// the network allows (`Row`).
+    from: Vec<Option<Row>>,
     /// The latency of every channel between switches, if they all have the same: then the
     /// fastest path is the one with fewest hops, found breadth first (a 65,536-host tree's 4,096
     /// rows took most of a short run's time by Dijkstra's heap).
@@ -147,6 +147,19 @@ pub struct ZeroLoad {
 
 /// Edge switches whose rows one breadth-first search finds together: a bit each in a word.
 const BATCH: usize = 64;
+
+/// A switch with hosts a breadth-first search has not reached (yet).
+const UNREACHED: u8 = u8::MAX;
+
+/// The way from one switch with hosts to each of them.
+#[derive(Clone)]
+enum Row {
+    /// Channels crossed, where every channel takes `ZeroLoad::uniform` (a byte each: the 4,096
+    /// rows of a 65,536-host tree take 16 MiB, where times took 128 MiB).
+    Hops(Box<[u8]>),
+    /// The head's time (channels differ, or a path is longer than a byte counts).
+    Times(Box<[Time]>),
+}
 
 impl ZeroLoad {
     pub fn new(topo: &Topology, router_latency: Time) -> ZeroLoad {
@@ -190,25 +203,33 @@ impl ZeroLoad {
     pub fn time(&mut self, src: NodeId, dst: NodeId, packets: u32, packet_bytes: u32) -> Time {
         let (s, out_latency, _, out_rate, _) = self.hosts[src.idx()];
         let (d, _, in_latency, _, in_rate) = self.hosts[dst.idx()];
-        let between = self.between(s)[d as usize];
+        let between = self.between(s, d);
         let rate = if out_rate.mbps < in_rate.mbps { out_rate } else { in_rate };
         out_latency + between + in_latency + packets as Time * rate.serialization(packet_bytes)
     }
 
-    /// The fastest times from the `e`-th switch with hosts: each switch costs a router pipeline,
-    /// each channel its latency.
-    fn between(&mut self, e: u32) -> &[Time] {
+    /// The fastest time from the `e`-th switch with hosts to the `d`-th: each switch costs a
+    /// router pipeline, each channel its latency.
+    fn between(&mut self, e: u32, d: u32) -> Time {
         if self.from[e as usize].is_none() {
             match self.uniform {
-                Some(latency) => self.breadth_first(e as usize / BATCH * BATCH, latency),
-                None => {
-                    let source = self.edges[e as usize];
-                    self.dijkstra(source);
-                    self.from[e as usize] = Some(self.edges.iter().map(|d| self.best[d.idx()]).collect());
-                }
+                Some(_) => self.breadth_first(e as usize / BATCH * BATCH),
+                None => self.from[e as usize] = Some(Row::Times(self.times_from(e as usize))),
             }
         }
-        self.from[e as usize].as_deref().expect("computed above")
+        match self.from[e as usize].as_ref().expect("computed above") {
+            Row::Hops(hops) => match hops[d as usize] {
+                UNREACHED => Time::MAX,
+                h => self.router_latency + h as Time * (self.uniform.expect("hops only where channels are alike") + self.router_latency),
+            },
+            Row::Times(times) => times[d as usize],
+        }
+    }
+
+    /// The row of the `e`-th switch with hosts, by Dijkstra.
+    fn times_from(&mut self, e: usize) -> Box<[Time]> {
+        self.dijkstra(self.edges[e]);
+        self.edges.iter().map(|d| self.best[d.idx()]).collect()
     }
 
     fn dijkstra(&mut self, source: SwitchId) {
@@ -229,25 +250,26 @@ impl ZeroLoad {
         }
     }
 
-    /// Every channel takes `latency`: a switch first reached at depth d is d hops away. The rows
-    /// of edge switches `first..first + BATCH` come from one search that carries a bit per
-    /// source in each switch's frontier word (multi-source BFS, Then et al., VLDB 2014): a
+    /// Every channel takes the same latency: a switch first reached at depth d is d hops away.
+    /// The rows of edge switches `first..first + BATCH` come from one search that carries a bit
+    /// per source in each switch's frontier word (multi-source BFS, Then et al., VLDB 2014): a
     /// 65,536-host tree's 4,096 rows in 64 passes over the switches instead of 4,096.
-    fn breadth_first(&mut self, first: usize, latency: Time) {
+    fn breadth_first(&mut self, first: usize) {
         let sources = &self.edges[first..self.edges.len().min(first + BATCH)];
-        let mut rows = vec![vec![Time::MAX; self.edges.len()]; sources.len()];
+        let batch = sources.len();
+        let mut rows = vec![vec![UNREACHED; self.edges.len()]; sources.len()];
         let (mut seen, mut frontier, mut next) = (vec![0u64; self.links.len()], vec![0u64; self.links.len()], vec![0u64; self.links.len()]);
         for (j, s) in sources.iter().enumerate() {
             seen[s.idx()] |= 1 << j;
             frontier[s.idx()] |= 1 << j;
         }
-        let mut time = self.router_latency;
+        let mut hops = 0u8;
         loop {
             for (v, &reached) in frontier.iter().enumerate() {
                 let e = self.edge_of[v];
                 let mut bits = reached;
                 while e != u32::MAX && bits != 0 {
-                    rows[bits.trailing_zeros() as usize][e as usize] = time;
+                    rows[bits.trailing_zeros() as usize][e as usize] = hops;
                     bits &= bits - 1;
                 }
             }
@@ -265,12 +287,19 @@ impl ZeroLoad {
             if any == 0 {
                 break;
             }
+            if hops + 1 == UNREACHED {
+                // Paths too long for a byte: these rows take times.
+                for e in first..first + batch {
+                    self.from[e] = Some(Row::Times(self.times_from(e)));
+                }
+                return;
+            }
             std::mem::swap(&mut frontier, &mut next);
             next.fill(0);
-            time += latency + self.router_latency;
+            hops += 1;
         }
         for (j, row) in rows.into_iter().enumerate() {
-            self.from[first + j] = Some(row.into_boxed_slice());
+            self.from[first + j] = Some(Row::Hops(row.into_boxed_slice()));
         }
     }
 }
@@ -278,7 +307,7 @@ impl ZeroLoad {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{LinkConfig, TopologyConfig};
+    use crate::config::{ExplicitLink, LinkConfig, TopologyConfig};
 
     /// Breadth first (all channels alike) finds what Dijkstra finds, in one batch of sources
     /// (16 edge switches) or several (256), asked for in any order; a dragonfly with slower
@@ -294,10 +323,11 @@ mod tests {
             let edges = fast.edges.len() as u32;
             assert_eq!(edges, 4u32.pow(n - 1));
             for e in (0..edges).rev() {
-                let row = fast.between(e).to_vec();
+                let row: Vec<Time> = (0..edges).map(|d| fast.between(e, d)).collect();
                 assert!(row.iter().all(|&t| t < Time::MAX), "every edge switch reached from {e}");
-                assert_eq!(row, slow.between(e), "edge switch {e} of a 4-ary {n}-tree");
+                assert_eq!(row, (0..edges).map(|d| slow.between(e, d)).collect::<Vec<_>>(), "edge switch {e} of a 4-ary {n}-tree");
             }
+            assert!(fast.from.iter().all(|r| matches!(r, Some(Row::Hops(_)))), "a byte per edge switch");
         }
         let shape = TopologyConfig::Dragonfly {
             hosts_per_router: 1,
@@ -307,5 +337,30 @@ mod tests {
             link: LinkConfig::default(),
         };
         assert!(ZeroLoad::new(&Topology::build(&shape).unwrap(), 26_000).uniform.is_none());
+    }
+
+    /// A path longer than a byte counts (a chain of 300 switches, a host at each end): the rows
+    /// take times, and they are Dijkstra's.
+    #[test]
+    fn rows_of_paths_longer_than_a_byte_counts_take_times() {
+        let switches: Vec<String> = (0..300).map(|i| format!("s{i}")).collect();
+        let mut links: Vec<ExplicitLink> = switches.windows(2).map(|w| link(&w[0], &w[1])).collect();
+        links.push(link("h0", "s0"));
+        links.push(link("h1", "s299"));
+        let chain = Topology::build(&TopologyConfig::Explicit { hosts: vec!["h0".into(), "h1".into()], switches, links, link: LinkConfig::default() }).unwrap();
+        let mut fast = ZeroLoad::new(&chain, 26_000);
+        assert!(fast.uniform.is_some());
+        let mut slow = ZeroLoad::new(&chain, 26_000);
+        slow.uniform = None;
+        for (e, d) in [(0, 1), (1, 0), (0, 0)] {
+            assert_eq!(fast.between(e, d), slow.between(e, d), "edge switch {e} to {d}");
+        }
+        assert!(fast.from.iter().all(|r| matches!(r, Some(Row::Times(_)))));
+        let hop = fast.uniform.unwrap() + 26_000;
+        assert_eq!(fast.between(0, 1), 26_000 + 299 * hop);
+    }
+
+    fn link(a: &str, b: &str) -> ExplicitLink {
+        ExplicitLink { a: a.into(), b: b.into(), name: None, bandwidth_gbps: None, latency_ns: None }
     }
 }
