@@ -24,58 +24,39 @@ impl Settings for VoqSettings {
     }
 }
 
-/// The queues of one input, in one array: queue `q` is the segment `q * (2 + cap)`: its
-/// head's offset, its length, then a ring of `cap` packet ids. A queue's head is one read away
-/// from the input (a `VecDeque` per queue made it two, each a cache miss on large networks:
-/// docs/performance.md, 2026-11-26); a queue that outgrows `cap` doubles every ring.
+/// The queues of one input: a list per output port through one pool of nodes, each node a
+/// packet id and the next node of its queue. An input holds few packets at a time, so the pool
+/// stays small, where a ring of its own per queue gave every queue room whether it held
+/// packets or not: 768 bytes per input, a third of a 65,536-host network's memory
+/// (docs/performance.md, 2026-11-27).
 pub struct Voq {
-    rings: Vec<u32>,
-    cap: usize,
+    /// Per output port: the first and last node of its queue (`NONE` when it is empty).
+    ends: Vec<Ends>,
+    nodes: Vec<Node>,
+    /// The first unused node, the others following through `next`.
+    free: u32,
 }
 
+#[derive(Clone, Copy)]
+struct Ends {
+    first: u32,
+    last: u32,
+}
+
+#[derive(Clone, Copy)]
+struct Node {
+    pkt: PacketId,
+    next: u32,
+}
+
+const NONE: u32 = u32::MAX;
+
 impl Voq {
-    /// Queues of the input: one per output port.
-    fn queues(&self) -> usize {
-        self.rings.len() / (2 + self.cap)
-    }
-
-    fn span(&self, q: usize) -> std::ops::Range<usize> {
-        q * (2 + self.cap)..(q + 1) * (2 + self.cap)
-    }
-
-    fn segment(&self, q: usize) -> &[u32] {
-        &self.rings[self.span(q)]
-    }
-
-    fn segment_mut(&mut self, q: usize) -> &mut [u32] {
-        let span = self.span(q);
-        &mut self.rings[span]
-    }
-
-    fn front(&self, q: usize) -> Option<PacketId> {
-        let seg = self.segment(q);
-        (seg[1] > 0).then(|| PacketId(seg[2 + seg[0] as usize]))
-    }
-
     /// Queue `q`'s packets, head first.
     fn iter(&self, q: usize) -> impl Iterator<Item = PacketId> + '_ {
-        let seg = self.segment(q);
-        (0..seg[1] as usize).map(move |k| PacketId(seg[2 + (seg[0] as usize + k) % self.cap]))
-    }
-
-    /// Doubles every ring, each queue's packets moved to its start in order.
-    fn grow(&mut self) {
-        let queues = self.queues();
-        let cap = self.cap * 2;
-        let mut rings = vec![0; queues * (2 + cap)];
-        for q in 0..queues {
-            let seg = &mut rings[q * (2 + cap)..(q + 1) * (2 + cap)];
-            seg[1] = self.segment(q)[1];
-            for (k, p) in self.iter(q).enumerate() {
-                seg[2 + k] = p.0;
-            }
-        }
-        (self.rings, self.cap) = (rings, cap);
+        let first = self.ends[q].first;
+        std::iter::successors((first != NONE).then_some(first), |&n| Some(self.nodes[n as usize].next).filter(|&m| m != NONE))
+            .map(|n| self.nodes[n as usize].pkt)
     }
 }
 
@@ -86,37 +67,53 @@ impl Registered for Voq {
     type Settings = VoqSettings;
 
     fn new(_: &VoqSettings, ports: usize) -> Voq {
-        // Room for 4 packets per queue until one holds more.
-        Voq { rings: vec![0; ports * (2 + 4)], cap: 4 }
+        Voq { ends: vec![Ends { first: NONE, last: NONE }; ports], nodes: Vec::new(), free: NONE }
     }
 }
 impl Queueing for Voq {
     fn push(&mut self, pkt: PacketId, out: PortId, _: NodeId, _: u32) -> bool {
-        if self.segment(out.idx())[1] as usize == self.cap {
-            self.grow();
+        let node = Node { pkt, next: NONE };
+        let n = match self.free {
+            NONE => {
+                self.nodes.push(node);
+                (self.nodes.len() - 1) as u32
+            }
+            n => {
+                self.free = self.nodes[n as usize].next;
+                self.nodes[n as usize] = node;
+                n
+            }
+        };
+        let ends = &mut self.ends[out.idx()];
+        match ends.last {
+            NONE => ends.first = n,
+            last => self.nodes[last as usize].next = n,
         }
-        let cap = self.cap;
-        let seg = self.segment_mut(out.idx());
-        seg[2 + (seg[0] as usize + seg[1] as usize) % cap] = pkt.0;
-        seg[1] += 1;
-        seg[1] == 1
+        ends.last = n;
+        ends.first == n
     }
 
     fn pop(&mut self, pkt: PacketId, out: PortId) -> Popped {
-        let cap = self.cap as u32;
-        let seg = self.segment_mut(out.idx());
-        debug_assert!(seg[1] > 0 && seg[2 + seg[0] as usize] == pkt.0, "popped a packet that is not the head");
-        seg[0] = (seg[0] + 1) % cap;
-        seg[1] -= 1;
-        Popped::one(self.front(out.idx()))
+        let ends = &mut self.ends[out.idx()];
+        let n = ends.first;
+        let Node { pkt: head, next } = self.nodes[n as usize];
+        debug_assert!(head == pkt, "popped a packet that is not the head");
+        ends.first = next;
+        if next == NONE {
+            ends.last = NONE;
+        }
+        self.nodes[n as usize].next = self.free;
+        self.free = n;
+        Popped::one((next != NONE).then(|| self.nodes[next as usize].pkt))
     }
 
     fn head(&self, out: PortId) -> Option<PacketId> {
-        (out.idx() < self.queues()).then(|| self.front(out.idx())).flatten()
+        let first = self.ends.get(out.idx())?.first;
+        (first != NONE).then(|| self.nodes[first as usize].pkt)
     }
 
     fn for_each(&self, mut f: impl FnMut(PacketId)) {
-        (0..self.queues()).flat_map(|q| self.iter(q)).for_each(&mut f)
+        (0..self.ends.len()).flat_map(|q| self.iter(q)).for_each(&mut f)
     }
 }
 
@@ -126,30 +123,37 @@ mod tests {
     use std::collections::VecDeque;
 
     #[test]
-    fn rings_keep_each_queue_in_order_across_wraps_and_growth() {
+    fn queues_keep_their_order_through_a_shared_pool_that_reuses_nodes() {
         let mut v = Voq::new(&VoqSettings::default(), 3);
         let (a, b) = (PortId::new(0), PortId::new(2));
         let mut expect_a: VecDeque<u32> = VecDeque::new();
-        // Queue b wraps its first ring (pops make room), then outgrows it twice while queue a
-        // holds packets that must survive each move.
         for k in 0..3u32 {
             assert_eq!(v.push(PacketId(100 + k), a, NodeId(0), 1), k == 0);
             expect_a.push_back(100 + k);
         }
+        // Queue b fills and drains while queue a's packets stay; b's nodes are reused.
         let mut expect_b: VecDeque<u32> = VecDeque::new();
         for k in 0..20u32 {
-            v.push(PacketId(k), b, NodeId(0), 1);
+            assert_eq!(v.push(PacketId(k), b, NodeId(0), 1), expect_b.is_empty());
             expect_b.push_back(k);
-            if k % 3 == 0 {
+            if k % 3 != 2 {
                 let head = expect_b.pop_front().unwrap();
                 assert_eq!(v.pop(PacketId(head), b).next[0].map(|p| p.0), expect_b.front().copied());
             }
         }
+        assert!(v.nodes.len() <= 3 + 8, "popped nodes are reused: {} nodes for at most 10 packets", v.nodes.len());
         assert_eq!(v.head(a), Some(PacketId(100)));
         assert_eq!(v.head(PortId::new(1)), None);
         assert_eq!(v.head(PortId::new(3)), None, "a port past the last has no queue");
         let mut all = Vec::new();
         v.for_each(|p| all.push(p.0));
         assert_eq!(all, expect_a.iter().chain(&expect_b).copied().collect::<Vec<_>>());
+        // Emptied, a queue takes packets again.
+        while let Some(head) = expect_a.pop_front() {
+            v.pop(PacketId(head), a);
+        }
+        assert_eq!(v.head(a), None);
+        assert!(v.push(PacketId(7), a, NodeId(0), 1));
+        assert_eq!(v.head(a), Some(PacketId(7)));
     }
 }
