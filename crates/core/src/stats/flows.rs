@@ -257,7 +257,7 @@ impl ZeroLoad {
     fn breadth_first(&mut self, first: usize) {
         let sources = &self.edges[first..self.edges.len().min(first + BATCH)];
         let batch = sources.len();
-        let mut rows = vec![vec![UNREACHED; self.edges.len()]; sources.len()];
+        let mut rows = vec![vec![UNREACHED; self.edges.len()]; batch];
         let (mut seen, mut frontier, mut next) = (vec![0u64; self.links.len()], vec![0u64; self.links.len()], vec![0u64; self.links.len()]);
         for (j, s) in sources.iter().enumerate() {
             seen[s.idx()] |= 1 << j;
