@@ -132,7 +132,7 @@ impl<M: Mechanism> Sim<M> {
                     if voqs.iter().sum::<u32>() != ivc.queued {
                         return Err(format!("switch {s} input {port} VC {vc}: its queued byte count is not the sum of its packets"));
                     }
-                    if let Some(out) = (0..sw.ports()).find(|&out| sw.outputs[out].voq_bytes.get(vc).is_some_and(|row| row[port] != voqs[out])) {
+                    if let Some(out) = (0..sw.ports()).find(|&out| sw.extras[out].voq_bytes.get(vc).is_some_and(|row| row[port] != voqs[out])) {
                         return Err(format!(
                             "switch {s} input {port} VC {vc}: output {out}'s count of this virtual output queue is not the sum of its packets"
                         ));
@@ -157,13 +157,14 @@ impl<M: Mechanism> Sim<M> {
                     return Err(format!("switch {s} output {port}: its link's release is deferred while a packet waits for the output (`sim::lazy_link`)"));
                 }
                 // A CAM line mirrors one line of the input downstream: one per (VC, id).
-                for (i, l) in o.cam.iter().enumerate() {
-                    if o.cam[..i].iter().any(|m| (m.vc, m.id) == (l.vc, l.id)) {
+                let cam = &sw.extras[port].cam;
+                for (i, l) in cam.iter().enumerate() {
+                    if cam[..i].iter().any(|m| (m.vc, m.id) == (l.vc, l.id)) {
                         return Err(format!("switch {s} output {port}: CAM line {} on VC {} twice", l.id, l.vc));
                     }
                 }
-                if o.cam.len() > CAM_LINES_PER_VC * nv {
-                    return Err(format!("switch {s} output {port}: {} CAM lines, more than the input downstream can hold", o.cam.len()));
+                if cam.len() > CAM_LINES_PER_VC * nv {
+                    return Err(format!("switch {s} output {port}: {} CAM lines, more than the input downstream can hold", cam.len()));
                 }
                 for (vc, ovc) in o.vcs.iter().enumerate() {
                     if ovc.peak > self.p.out_cap {

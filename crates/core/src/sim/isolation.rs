@@ -138,7 +138,7 @@ impl<M: Mechanism> Sim<M> {
                 }
             }
             Endpoint::Switch(s, out) => {
-                let cam = &mut self.switches[s.idx()].outputs[out.idx()].cam;
+                let cam = &mut self.switches[s.idx()].extras[out.idx()].cam;
                 let at = cam.iter().position(|l| l.vc == vc && l.id == line);
                 let (dests, stopped) = match (signal, at) {
                     (Signal::Allocate, None) => {
@@ -191,7 +191,7 @@ impl<M: Mechanism> Sim<M> {
     /// and its packets have drained.
     pub fn isolation_in_use(&self) -> usize {
         let inputs: usize = self.switches.iter().flat_map(|s| s.inputs().flatten()).filter_map(|i| i.queues.isolation()).map(|q| q.lines_in_use()).sum();
-        let cam: usize = self.switches.iter().flat_map(|s| &s.outputs).map(|o| o.cam.len()).sum();
+        let cam: usize = self.switches.iter().flat_map(|s| &s.extras).map(|o| o.cam.len()).sum();
         inputs + cam + self.nics.iter().map(|n| n.lines.len()).sum::<usize>()
     }
 }

@@ -321,6 +321,10 @@ pub struct Sim<M: Mechanism> {
 }
 
 impl<M: Mechanism> Sim<M> {
+    /// Whether the switches count their virtual output queues' bytes (`OutputExtra::voq_bytes`):
+    /// only for mechanisms that read them.
+    const COUNTS_VOQS: bool = M::HOOKS.voq_detail || M::HOOKS.switch_arrival;
+
     pub fn new(cfg: &Config, mech: M) -> ConfigResult<Sim<M>> {
         Sim::build(cfg, mech, None)
     }
@@ -461,8 +465,6 @@ impl<M: Mechanism> Sim<M> {
                 crate::switch::OutLink { ch: out, rate: c.rate, latency: c.latency, to: c.to, xbar: fastest.scaled(cfg.switch.speedup) },
             )
         };
-        // Only mechanisms that read the virtual output queues' byte counts have them kept.
-        let voq_bytes = M::HOOKS.voq_detail || M::HOOKS.switch_arrival;
         let mut switches: Vec<Switch> = topo
             .switches
             .iter()
@@ -478,7 +480,7 @@ impl<M: Mechanism> Sim<M> {
                     in_cap,
                     |p| links(node, p, fastest),
                     |p| neighbour(node, p),
-                    voq_bytes,
+                    Self::COUNTS_VOQS,
                     stream(seed, Family::Switch, s as u64),
                 )
             })

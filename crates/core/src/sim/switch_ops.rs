@@ -37,7 +37,7 @@ impl<M: Mechanism> Sim<M> {
             let sw = &self.switches[s.idx()];
             let ivc = sw.input(port.idx(), copy.vc as usize);
             let held =
-                Held { buffer: ivc.held(ivc.pool(copy.out_port, copy.dst)), voq: sw.outputs[copy.out_port.idx()].voq_bytes[copy.vc as usize][port.idx()] };
+                Held { buffer: ivc.held(ivc.pool(copy.out_port, copy.dst)), voq: sw.extras[copy.out_port.idx()].voq_bytes[copy.vc as usize][port.idx()] };
             let mut ctx = mech_ctx!(self, RngAt::Switch(s));
             self.mech.on_switch_arrival(&mut ctx, s, port, &mut copy, held);
             *self.slab.get_mut(pkt) = copy;
@@ -45,7 +45,7 @@ impl<M: Mechanism> Sim<M> {
         let p = self.slab.get(pkt);
         let (vc, bytes, out, dst) = (p.vc, p.bytes, p.out_port, p.dst);
         let sw = &mut self.switches[s.idx()];
-        let is_head = sw.enqueue(port, vc, out, pkt, bytes, dst);
+        let is_head = sw.enqueue(port, vc, out, pkt, bytes, dst, Self::COUNTS_VOQS);
         // Mechanisms with this hook run on undivided buffers only (`Sim::new`).
         if M::HOOKS.input_full && sw.input(port.idx(), vc as usize).bytes + self.p.data_bytes > self.p.in_cap {
             let tail = self.slab.get(pkt).tail_in.max(now);
@@ -86,7 +86,7 @@ impl<M: Mechanism> Sim<M> {
         self.route_here(s, pkt);
         let p = self.slab.get(pkt);
         let (vc, bytes, out, dst) = (p.vc, p.bytes, p.out_port, p.dst);
-        if self.switches[s.idx()].enqueue(port, vc, out, pkt, bytes, dst) {
+        if self.switches[s.idx()].enqueue(port, vc, out, pkt, bytes, dst, Self::COUNTS_VOQS) {
             self.request(s, port, pkt);
         }
     }
@@ -254,7 +254,7 @@ impl<M: Mechanism> Sim<M> {
     fn take_head(&mut self, s: SwitchId, port: PortId, vc: Vc, out: PortId, pkt: PacketId) -> [Option<PacketId>; 2] {
         let bytes = self.slab.get(pkt).bytes;
         let sw = &mut self.switches[s.idx()];
-        let Popped { next, pinned } = sw.dequeue(port, vc, out, pkt, bytes);
+        let Popped { next, pinned } = sw.dequeue(port, vc, out, pkt, bytes, Self::COUNTS_VOQS);
         if pinned {
             sw.pinned[vc as usize] |= port.bit();
         } else {
@@ -327,12 +327,13 @@ impl<M: Mechanism> Sim<M> {
                     cand &= !(1 << i);
                     let (i, mut pkt) = (PortId(i as u16), head(i));
                     let pooled = o.vcs[self.out_vc(self.slab.get(pkt)) as usize].pooled();
-                    if pooled || !o.cam.is_empty() {
+                    if pooled || self.p.isolates && !sw.extras[out.idx()].cam.is_empty() {
+                        let extra = &sw.extras[out.idx()];
                         // The first packet the input offers that the input downstream has not
                         // stopped (congested-flow isolation) and whose buffer there it may take.
                         let mut may_take = |q: PacketId| {
                             let p = self.slab.get(q);
-                            !o.stopped(vc, p.dst) && (!pooled || blocked & 1 << self.out_vc(p) == 0 && self.pool_turn(s, out, vc, requesters, i, q))
+                            !extra.stopped(vc, p.dst) && (!pooled || blocked & 1 << self.out_vc(p) == 0 && self.pool_turn(s, out, vc, requesters, i, q))
                         };
                         match sw.input(i.idx(), vc as usize).queues.offer(out, &mut may_take) {
                             Some(q) => pkt = q,
@@ -369,7 +370,7 @@ impl<M: Mechanism> Sim<M> {
         }
         let mut rest = requesters;
         while rest != 0 {
-            let j = next_from(rest, v.turn[pool] as u32);
+            let j = next_from(rest, sw.extras[out.idx()].turn[ovc as usize][pool] as u32);
             if j == i.0 as u32 {
                 return true;
             }
@@ -434,7 +435,7 @@ impl<M: Mechanism> Sim<M> {
         if ovc.pooled() {
             let pool = ovc.credits.pool(p);
             ovc.credits.free[pool] -= p.bytes;
-            ovc.turn[pool] = ((i.idx() + 1) % inputs) as u8;
+            sw.extras[out.idx()].turn[out_vc as usize][pool] = ((i.idx() + 1) % inputs) as u8;
         }
         ovc.fifo.push_back(pkt);
         ovc.bytes += p.bytes;
@@ -630,7 +631,7 @@ impl<M: Mechanism> Sim<M> {
     /// mechanism VC (bytes, over the routing's phases), their total, and how many inputs have
     /// bytes queued for it.
     fn voq_detail(&self, s: SwitchId, port: PortId, vc: Vc) -> (u32, u32, u32) {
-        let voqs = &self.switches[s.idx()].outputs[port.idx()].voq_bytes;
+        let voqs = &self.switches[s.idx()].extras[port.idx()].voq_bytes;
         let per_input = (0..voqs[0].len()).map(|i| self.lane(vc).map(|v| voqs[v][i]).sum::<u32>());
         per_input.fold((0, 0, 0), |(max, sum, contributors), b| (max.max(b), sum + b, contributors + (b > 0) as u32))
     }

@@ -113,10 +113,6 @@ pub struct OutputVc {
     /// The input that round-robin serves first next time among those requests.
     pub rr: u8,
     pub peak: u32,
-    /// Per downstream buffer when they are divided (`pooled`), else empty: the input whose
-    /// packet for it goes first next time, so that inputs take a buffer's credits in turn
-    /// (BookSim allocates each output VC with an arbiter of its own).
-    pub turn: Vec<u8>,
 }
 
 impl OutputVc {
@@ -151,14 +147,12 @@ pub struct OutLink {
     pub xbar: crate::time::Rate,
 }
 
+/// Aligned to a cache line, so that it takes as few lines as its size allows (three), each of
+/// which `sim::prefetch` asks for.
+#[repr(align(64))]
 pub struct Output {
     pub link: OutLink,
     pub vcs: SmallVec<[OutputVc; 1]>,
-    /// Per VC and input: bytes waiting in that input's queue for this output, its virtual output
-    /// queue (IB CC's per-VoQ threshold, thesis Paper I, reads them all at every transmit: one
-    /// contiguous row instead of one read per input). Empty unless the mechanism reads them:
-    /// keeping them costs every packet two loads that miss on large networks.
-    pub voq_bytes: Vec<Vec<u32>>,
     /// Round-robin among VCs of one priority class: the VC offset served first.
     pub vc_rr: u8,
     /// The same for the link: among the VCs of one class with a packet ready to go, the VC
@@ -178,9 +172,24 @@ pub struct Output {
     /// Link time taken by control packets interleaved into the current transmission: the link
     /// frees that much later.
     pub stretch: crate::time::Time,
+}
+
+/// What of an output only some mechanisms and input organizations read, apart from `Output`,
+/// every line of which a packet's hop reads: in it these made it 264 bytes, five lines, where
+/// it is now three (docs/performance.md, 2026-11-27).
+#[derive(Default)]
+pub struct OutputExtra {
+    /// Per VC and input: bytes waiting in that input's queue for this output, its virtual output
+    /// queue (IB CC's per-VoQ threshold, thesis Paper I, reads them all at every transmit: one
+    /// contiguous row instead of one read per input). Empty unless the mechanism reads them.
+    pub voq_bytes: Vec<Vec<u32>>,
     /// The CAM of congested-flow isolation (`input_queues = "fbicm"`): the lines of the input
     /// downstream, and whether each stopped its packets (thesis Paper V §IV-A).
     pub cam: Vec<CamLine>,
+    /// Per VC, per downstream buffer when they are divided (`OutputVc::pooled`): the input whose
+    /// packet for it goes first next time, so that inputs take a buffer's credits in turn
+    /// (BookSim allocates each output VC with an arbiter of its own). Empty where no VC's are.
+    pub turn: Vec<Vec<u8>>,
 }
 
 /// A line of an output's CAM: the input at the far end of the link isolates the packets for
@@ -193,13 +202,15 @@ pub struct CamLine {
     pub stopped: bool,
 }
 
-impl Output {
+impl OutputExtra {
     /// Whether the input downstream told this output to hold `dst`'s packets on `vc`.
     #[inline]
     pub fn stopped(&self, vc: Vc, dst: NodeId) -> bool {
         self.cam.iter().any(|l| l.stopped && l.vc == vc && l.dests.contains(&dst))
     }
+}
 
+impl Output {
     /// The link finished its packet: it is idle, and the packet's bytes leave the buffer.
     /// Whether a packet was on it (not a start deferred until its tail arrived).
     pub fn end_transmission(&mut self) -> bool {
@@ -255,6 +266,8 @@ pub struct Switch {
     pub pinned: SmallVec<[u64; 2]>,
     /// Routing decisions (random up ports) draw from the switch's own stream.
     pub rng: Stream,
+    /// Per output: its state that only some mechanisms and organizations read.
+    pub extras: Box<[OutputExtra]>,
 }
 
 // The layout the doc above describes: the hot fields fill the first line, the second starts
@@ -291,21 +304,37 @@ impl Switch {
                 InputVc { queues: v.queue.build(ports), queued: 0, bytes: 0, pooling, pools: vec![0; own], capacity, peak: 0, upstream }
             }));
         }
+        // Per output, per VC: the downstream buffers' sizes and how they are divided.
+        let buffers = |p: usize| {
+            let next = neighbour(PortId::new(p));
+            vcs.iter().map(move |v| {
+                // A host takes what arrives into one buffer.
+                let pooling = if next.is_some() { v.queue.pooling(true) } else { Pooling::Shared };
+                let (own, capacity) = v.queue.buffers(pooling, next.unwrap_or(0), hosts, capacity);
+                (pooling, own, capacity)
+            })
+        };
+        let extras = (0..ports)
+            .map(|p| OutputExtra {
+                voq_bytes: if voq_bytes { vec![vec![0; ports + 1]; vcs.len()] } else { Vec::new() },
+                cam: Vec::new(),
+                // Kept only where some VC's buffers downstream are divided: an allocation per output.
+                turn: if buffers(p).any(|(pooling, ..)| pooling != Pooling::Shared) {
+                    buffers(p).map(|(_, own, _)| vec![0; own]).collect()
+                } else {
+                    Vec::new()
+                },
+            })
+            .collect();
         let outputs = (0..ports)
             .map(|p| Output {
                 link: links(PortId::new(p)).1,
-                vcs: vcs
-                    .iter()
-                    .map(|v| {
-                        let next = neighbour(PortId::new(p));
-                        // A host takes what arrives into one buffer.
-                        let pooling = if next.is_some() { v.queue.pooling(true) } else { Pooling::Shared };
-                        let (own, capacity) = v.queue.buffers(pooling, next.unwrap_or(0), hosts, capacity);
+                vcs: buffers(p)
+                    .map(|(pooling, own, capacity)| {
                         let credits = Credits::new(pooling, own.max(1), capacity);
-                        OutputVc { fifo: VecDeque::new(), bytes: 0, queued: 0, req: 0, credits, rr: 0, peak: 0, turn: vec![0; own] }
+                        OutputVc { fifo: VecDeque::new(), bytes: 0, queued: 0, req: 0, credits, rr: 0, peak: 0 }
                     })
                     .collect(),
-                voq_bytes: if voq_bytes { vec![vec![0; ports + 1]; vcs.len()] } else { Vec::new() },
                 vc_rr: 0,
                 link_rr: 0,
                 xbar_busy: false,
@@ -314,7 +343,6 @@ impl Switch {
                 sending: None,
                 crossing: 0,
                 stretch: 0,
-                cam: Vec::new(),
             })
             .collect();
         Switch {
@@ -328,6 +356,7 @@ impl Switch {
             in_req: vec![0; ports + 1].into_boxed_slice(),
             pinned: smallvec![0; vcs.len()],
             rng,
+            extras,
         }
     }
 
@@ -364,21 +393,25 @@ impl Switch {
     }
 
     /// Queues `pkt` (`bytes` long, for host `dst`, routed to `out`) in input (`port`, `vc`) and
-    /// counts it for `out`; returns whether it is its queue's head.
-    pub fn enqueue(&mut self, port: PortId, vc: Vc, out: PortId, pkt: PacketId, bytes: u32, dst: NodeId) -> bool {
-        let o = &mut self.outputs[out.idx()];
-        o.vcs[vc as usize].queued += bytes;
-        if let Some(row) = o.voq_bytes.get_mut(vc as usize) {
-            row[port.idx()] += bytes;
+    /// counts it for `out` (in its virtual output queue's count too if `count_voq`: the rows
+    /// exist, `Switch::new`); returns whether it is its queue's head.
+    #[allow(clippy::too_many_arguments)]
+    pub fn enqueue(&mut self, port: PortId, vc: Vc, out: PortId, pkt: PacketId, bytes: u32, dst: NodeId, count_voq: bool) -> bool {
+        self.outputs[out.idx()].vcs[vc as usize].queued += bytes;
+        // Asked by the caller, not read from the rows: they are apart from the output, and
+        // looking would cost every packet a load that misses on large networks.
+        if count_voq {
+            self.extras[out.idx()].voq_bytes[vc as usize][port.idx()] += bytes;
         }
         self.input_mut(port.idx(), vc as usize).push(pkt, bytes, out, dst)
     }
 
     /// Takes `pkt`, the head of input (`port`, `vc`)'s queue for `out`, out of its queues: see
-    /// `InputVc::pop`. Its bytes stay counted in `OutputVc::queued` until its tail has crossed.
-    pub fn dequeue(&mut self, port: PortId, vc: Vc, out: PortId, pkt: PacketId, bytes: u32) -> Popped {
-        if let Some(row) = self.outputs[out.idx()].voq_bytes.get_mut(vc as usize) {
-            row[port.idx()] -= bytes;
+    /// `InputVc::pop`. Its bytes stay counted in `OutputVc::queued` until its tail has crossed;
+    /// they leave its virtual output queue's count if `count_voq` (as in `enqueue`).
+    pub fn dequeue(&mut self, port: PortId, vc: Vc, out: PortId, pkt: PacketId, bytes: u32, count_voq: bool) -> Popped {
+        if count_voq {
+            self.extras[out.idx()].voq_bytes[vc as usize][port.idx()] -= bytes;
         }
         self.input_mut(port.idx(), vc as usize).pop(pkt, bytes, out)
     }
@@ -387,8 +420,8 @@ impl Switch {
     /// and none of whose destinations `out`'s CAM names: the congestion point is `out` itself
     /// (CCFIT's root CFQs, thesis Paper V §IV-B event #7).
     pub fn root_cfq_bytes(&self, out: PortId, vc: Vc) -> u32 {
-        let o = &self.outputs[out.idx()];
-        let downstream = |line: &queues::isolation::Line| o.cam.iter().any(|l| l.vc == vc && l.dests.iter().any(|d| line.dests.contains(d)));
+        let cam = &self.extras[out.idx()].cam;
+        let downstream = |line: &queues::isolation::Line| cam.iter().any(|l| l.vc == vc && l.dests.iter().any(|d| line.dests.contains(d)));
         let roots =
             self.inputs().filter_map(|i| i[vc as usize].queues.isolation()?.hot().for_output(out).filter(|(line, _)| !downstream(line)).map(|(_, b)| b).max());
         roots.max().unwrap_or(0)
