@@ -6,7 +6,8 @@
 //! 2026-11-26). Events of the bucket being served are known in order (`EventQueue::
 //! peek_current`), so the loads are issued in three stages, each reading only what an earlier
 //! one asked for: the channel of the third event ahead, the switch (its first two lines) that
-//! the second's channel leads to, and the output or input in the next one's switch. With two
+//! the second's channel leads to, and the output or input in the next one's switch (every line
+//! of it, as of the packets). With two
 //! stages the second waited on the switch's own line: a quarter of the 65,536-host run was spent
 //! there (docs/performance.md, 2026-11-27). Prefetches change no
 //! state: results are identical with or without them. A small run, whose state the caches hold,
@@ -17,16 +18,36 @@ use crate::cc::Mechanism;
 use crate::engine::Event;
 use crate::ids::{Endpoint, SwitchId};
 
-/// Requests the cache line holding `r`; a hint the processor may drop, never a fault.
+/// Requests the cache line holding address `at`; a hint the processor may drop, never a
+/// fault, whatever the address.
 #[inline(always)]
-fn prefetch<T>(r: &T) {
+fn prefetch_at(at: usize) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch reads nothing into the program and cannot fault, whatever the address.
+    // SAFETY: a prefetch reads nothing into the program and cannot fault.
     unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(r as *const T as *const i8)
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(at as *const i8)
     };
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = r;
+    let _ = at;
+}
+
+/// Requests the cache line holding the start of `r`.
+#[inline(always)]
+fn prefetch<T>(r: &T) {
+    prefetch_at(r as *const T as usize);
+}
+
+/// Requests every cache line `r` spans. An output takes three, an input VC three and a packet
+/// two or three: where only the first was asked for, the event waited on the others (4,096 and
+/// 65,536 hosts 1.1-1.2x faster with all of them, docs/performance.md, 2026-11-27).
+#[inline(always)]
+fn prefetch_lines<T>(r: &T) {
+    let start = r as *const T as usize;
+    let mut line = start & !63;
+    while line < start + std::mem::size_of::<T>() {
+        prefetch_at(line);
+        line += 64;
+    }
 }
 
 impl<M: Mechanism> Sim<M> {
@@ -58,28 +79,28 @@ impl<M: Mechanism> Sim<M> {
                 }
             }
             Some(Event::HeadArrive { ch, pkt }) => {
-                prefetch(self.slab.get(*pkt));
+                prefetch_lines(self.slab.get(*pkt));
                 if let Endpoint::Switch(s, _) = self.topo.channels[ch.idx()].to {
                     self.prefetch_switch(s);
                 }
             }
-            Some(Event::Deliver { pkt, .. }) => prefetch(self.slab.get(*pkt)),
+            Some(Event::Deliver { pkt, .. }) => prefetch_lines(self.slab.get(*pkt)),
             Some(Event::XbarDone { sw, inp, out, .. }) => {
                 let s = &self.switches[sw.idx()];
-                prefetch(&s.outputs[out.idx()]);
-                prefetch(s.input(inp.idx(), 0));
+                prefetch_lines(&s.outputs[out.idx()]);
+                prefetch_lines(s.input(inp.idx(), 0));
             }
             _ => {}
         }
         match self.events.peek_current(0) {
             Some(Event::LinkFree { ch } | Event::Credit { ch, .. }) => {
                 if let Endpoint::Switch(s, p) = self.topo.channels[ch.idx()].from {
-                    prefetch(&self.switches[s.idx()].outputs[p.idx()]);
+                    prefetch_lines(&self.switches[s.idx()].outputs[p.idx()]);
                 }
             }
             Some(Event::HeadArrive { ch, .. }) => {
                 if let Endpoint::Switch(s, p) = self.topo.channels[ch.idx()].to {
-                    prefetch(self.switches[s.idx()].input(p.idx(), 0));
+                    prefetch_lines(self.switches[s.idx()].input(p.idx(), 0));
                 }
             }
             _ => {}
