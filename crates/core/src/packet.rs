@@ -76,11 +76,15 @@ pub struct Slab<H> {
     /// Per slot: how many packets it has held (wrapping), so a late event about a packet can
     /// tell it from a later one in the same slot.
     generations: Vec<u16>,
+    /// Per slot: the packet behind it in the output buffer it waits in (`switch::OutFifo`; a
+    /// packet is in one at a time). Beside the packets rather than in them: four bytes a slot,
+    /// so the links of every packet in flight share a few cache lines.
+    behind: Vec<PacketId>,
 }
 
 impl<H> Default for Slab<H> {
     fn default() -> Self {
-        Slab { packets: Vec::new(), free: Vec::new(), generations: Vec::new() }
+        Slab { packets: Vec::new(), free: Vec::new(), generations: Vec::new(), behind: Vec::new() }
     }
 }
 
@@ -95,6 +99,7 @@ impl<H> Slab<H> {
             None => {
                 self.packets.push(p);
                 self.generations.push(0);
+                self.behind.push(PacketId::MAX);
                 PacketId::new(self.packets.len() - 1)
             }
         }
@@ -103,6 +108,17 @@ impl<H> Slab<H> {
     /// The generation of slot `id`: it changes each time the slot takes a new packet.
     pub fn generation(&self, id: PacketId) -> u16 {
         self.generations[id.idx()]
+    }
+
+    /// The packet behind `id` in its output buffer (`switch::OutFifo`).
+    #[inline]
+    pub fn behind(&self, id: PacketId) -> PacketId {
+        self.behind[id.idx()]
+    }
+
+    #[inline]
+    pub fn set_behind(&mut self, id: PacketId, next: PacketId) {
+        self.behind[id.idx()] = next;
     }
 
     pub fn release(&mut self, id: PacketId) {

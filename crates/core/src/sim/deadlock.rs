@@ -105,7 +105,7 @@ impl<M: Mechanism> Sim<M> {
         let mut out = Vec::new();
         for (p, o) in sw.outputs.iter().enumerate() {
             let lacks = |v: &crate::switch::OutputVc, pkt: crate::ids::PacketId| !v.credits.room(self.slab.get(pkt));
-            let at_output = o.vcs.iter().any(|v| !v.pooled() && v.fifo.front().is_some_and(|&pkt| lacks(v, pkt)));
+            let at_output = o.vcs.iter().any(|v| !v.pooled() && v.fifo.front().is_some_and(|pkt| lacks(v, pkt)));
             let at_crossbar = || {
                 sw.inputs().enumerate().any(|(i, vcs)| {
                     vcs.iter().enumerate().any(|(vc, ivc)| {

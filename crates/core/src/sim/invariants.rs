@@ -171,7 +171,7 @@ impl<M: Mechanism> Sim<M> {
                         return Err(format!("switch {s} output {port} VC {vc} held {} bytes, capacity {}", ovc.peak, self.p.out_cap));
                     }
                     let ch = self.topo.switches[s].ports[port].out.idx();
-                    for &pkt in &ovc.fifo {
+                    for pkt in ovc.fifo.iter(&self.slab) {
                         count(self.slab.get(pkt).kind);
                         if ovc.pooled() {
                             *reserved.entry((ch, vc, ovc.credits.pool(self.slab.get(pkt)) as u32)).or_default() += self.slab.get(pkt).bytes as u64;

@@ -437,7 +437,8 @@ impl<M: Mechanism> Sim<M> {
             ovc.credits.free[pool] -= p.bytes;
             sw.extras[out.idx()].turn[out_vc as usize][pool] = ((i.idx() + 1) % inputs) as u8;
         }
-        ovc.fifo.push_back(pkt);
+        ovc.fifo.push_back(pkt, &mut self.slab);
+        let p = self.slab.get_mut(pkt);
         ovc.bytes += p.bytes;
         ovc.peak = ovc.peak.max(ovc.bytes);
         // The tail reaches the output buffer when the crossbar has moved the whole packet, and
@@ -508,7 +509,7 @@ impl<M: Mechanism> Sim<M> {
     fn oldest_data_head(&self, o: &crate::switch::Output) -> Option<(Vc, PacketId, u32, Time, usize)> {
         let mut oldest: Option<(Vc, PacketId, u32, Time, usize)> = None;
         for (vc, ovc) in o.vcs.iter().enumerate().map(|(v, ovc)| (v as Vc, ovc)).filter(|&(v, _)| !self.is_control(v)) {
-            let Some(&pkt) = ovc.fifo.front() else { continue };
+            let Some(pkt) = ovc.fifo.front() else { continue };
             let p = self.slab.get(pkt);
             if ovc.may_send(p) && oldest.is_none_or(|(.., t, _)| p.tail_in < t) {
                 oldest = Some((vc, pkt, p.bytes, p.tail_in, o.link_rr as usize));
@@ -547,7 +548,7 @@ impl<M: Mechanism> Sim<M> {
             for k in 0..g {
                 let vc = group[(k + o.link_rr as usize) % g];
                 let ovc = &o.vcs[vc as usize];
-                let Some(&pkt) = ovc.fifo.front() else { continue };
+                let Some(pkt) = ovc.fifo.front() else { continue };
                 let p = self.slab.get(pkt);
                 if !ovc.may_send(p) {
                     continue;
@@ -574,7 +575,7 @@ impl<M: Mechanism> Sim<M> {
         }
         o.link_rr = next_rr as u8;
         let ovc = &mut o.vcs[vc as usize];
-        ovc.fifo.pop_front();
+        ovc.fifo.pop_front(&self.slab);
         let pool = ovc.credits.pool(self.slab.get(pkt));
         if !ovc.pooled() && self.p.flow.credits() {
             ovc.credits.free[pool] -= bytes;

@@ -7,12 +7,11 @@ pub mod queues;
 
 use crate::config::VcClass;
 use crate::ids::{ChannelId, Endpoint, NodeId, PacketId, PortId, Vc};
-use crate::packet::Packet;
+use crate::packet::{Packet, Slab};
 use crate::rng::Stream;
 pub use credits::{Credits, Pooling};
 use queues::{Popped, Queueing, Queues, Spec};
 use smallvec::{smallvec, SmallVec};
-use std::collections::VecDeque;
 
 /// A virtual channel as the network builds it: the mechanism's priority class and the input
 /// queueing the config gives it.
@@ -98,7 +97,7 @@ impl InputVc {
 /// so they are one struct: as per-VC arrays of the output they were a cache line each
 /// (docs/performance.md, 2026-11-27).
 pub struct OutputVc {
-    pub fifo: VecDeque<PacketId>,
+    pub fifo: OutFifo,
     /// Bytes reserved (from crossbar grant until the tail has left on the link).
     pub bytes: u32,
     /// Bytes in this switch's input buffers on the VC of this number routed to this output (the
@@ -113,6 +112,52 @@ pub struct OutputVc {
     /// The input that round-robin serves first next time among those requests.
     pub rr: u8,
     pub peak: u32,
+}
+
+/// An output VC's buffer, oldest packet first: a list through the packet slab
+/// (`Slab::behind`). Two ids in `OutputVc`, where a `VecDeque` kept a ring of its own: one more
+/// cache line for every grant and every link start on large networks (docs/performance.md,
+/// 2026-11-27).
+#[derive(Clone, Copy, Debug)]
+pub struct OutFifo {
+    front: PacketId,
+    back: PacketId,
+}
+
+impl OutFifo {
+    pub const EMPTY: OutFifo = OutFifo { front: PacketId::MAX, back: PacketId::MAX };
+
+    #[inline]
+    pub fn front(&self) -> Option<PacketId> {
+        (self.front != PacketId::MAX).then_some(self.front)
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.front == PacketId::MAX
+    }
+
+    #[inline]
+    pub fn push_back<H>(&mut self, pkt: PacketId, slab: &mut Slab<H>) {
+        slab.set_behind(pkt, PacketId::MAX);
+        if self.is_empty() {
+            self.front = pkt;
+        } else {
+            slab.set_behind(self.back, pkt);
+        }
+        self.back = pkt;
+    }
+
+    /// Takes the front packet out.
+    #[inline]
+    pub fn pop_front<H>(&mut self, slab: &Slab<H>) {
+        self.front = slab.behind(self.front);
+    }
+
+    /// The packets, front first.
+    pub fn iter<'a, H>(&self, slab: &'a Slab<H>) -> impl Iterator<Item = PacketId> + 'a {
+        std::iter::successors(self.front(), |&p| Some(slab.behind(p)).filter(|&n| n != PacketId::MAX))
+    }
 }
 
 impl OutputVc {
@@ -332,7 +377,7 @@ impl Switch {
                 vcs: buffers(p)
                     .map(|(pooling, own, capacity)| {
                         let credits = Credits::new(pooling, own.max(1), capacity);
-                        OutputVc { fifo: VecDeque::new(), bytes: 0, queued: 0, req: 0, credits, rr: 0, peak: 0 }
+                        OutputVc { fifo: OutFifo::EMPTY, bytes: 0, queued: 0, req: 0, credits, rr: 0, peak: 0 }
                     })
                     .collect(),
                 vc_rr: 0,
