@@ -21,6 +21,9 @@ pub struct VcSpec {
     pub queue: Spec,
 }
 
+/// Two cache lines, aligned, both of which `sim::prefetch` asks for: unaligned at 136 bytes it
+/// spanned three or four (docs/performance.md, 2026-11-27).
+#[repr(align(64))]
 pub struct InputVc {
     /// The packets waiting for the crossbar, in the VC's organization.
     pub queues: Queues,
@@ -31,7 +34,7 @@ pub struct InputVc {
     /// How the buffer is divided into buffers of their own, each with credits upstream.
     pub pooling: Pooling,
     /// Per buffer of its own (`pooling`): the bytes it holds; empty when the buffer is shared.
-    pub pools: Vec<u32>,
+    pub pools: Box<[u32]>,
     /// Bytes the buffer (or each of its own buffers) holds.
     pub capacity: u32,
     /// High-water mark of a buffer (the shared one, or the fullest own one), checked against the
@@ -41,6 +44,8 @@ pub struct InputVc {
     /// `OutLink` is.
     pub upstream: Option<InLink>,
 }
+
+const _: () = assert!(std::mem::size_of::<InputVc>() == 128, "InputVc outgrew two cache lines");
 
 /// The channel into an input, whose sender its credits go back to, and that channel's latency.
 #[derive(Clone, Copy, Debug)]
@@ -219,6 +224,8 @@ pub struct Output {
     pub stretch: crate::time::Time,
 }
 
+const _: () = assert!(std::mem::size_of::<Output>() <= 192, "Output outgrew three cache lines");
+
 /// What of an output only some mechanisms and input organizations read, apart from `Output`,
 /// every line of which a packet's hop reads: in it these made it 264 bytes, five lines, where
 /// it is now three (docs/performance.md, 2026-11-27).
@@ -346,7 +353,7 @@ impl Switch {
                 // Without an upstream, one buffer.
                 let pooling = if p < ports { v.queue.pooling(neighbour(PortId::new(p)).is_some()) } else { Pooling::Shared };
                 let (own, capacity) = v.queue.buffers(pooling, ports, hosts, capacity);
-                InputVc { queues: v.queue.build(ports), queued: 0, bytes: 0, pooling, pools: vec![0; own], capacity, peak: 0, upstream }
+                InputVc { queues: v.queue.build(ports), queued: 0, bytes: 0, pooling, pools: vec![0; own].into_boxed_slice(), capacity, peak: 0, upstream }
             }));
         }
         // Per output, per VC: the downstream buffers' sizes and how they are divided.
