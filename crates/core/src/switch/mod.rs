@@ -513,7 +513,67 @@ pub fn next_from(mask: u64, from: u32) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use super::next_from;
+    use super::{next_from, OutFifo};
+    use crate::ids::{NodeId, PacketId, PortId, QpId};
+    use crate::packet::{Packet, PacketKind, Slab};
+    use crate::routing::Leg;
+
+    fn packet(uid: u64) -> Packet<()> {
+        let (n, t) = (NodeId(0), 0);
+        Packet {
+            src: n,
+            dst: n,
+            bytes: 64,
+            kind: PacketKind::Data,
+            vc: 0,
+            class: 0,
+            qp: QpId(0),
+            flow: 0,
+            created: t,
+            ready: t,
+            injected: t,
+            head_in: t,
+            tail_in: t,
+            out_port: PortId(0),
+            leg: Leg::START,
+            ahead: None,
+            queued: t,
+            marked: false,
+            hdr: (),
+            uid,
+        }
+    }
+
+    fn contents(f: &OutFifo, slab: &Slab<()>) -> Vec<u64> {
+        f.iter(slab).map(|p| slab.get(p).uid).collect()
+    }
+
+    /// Two buffers sharing one slab keep their own orders, and a slot released from one and
+    /// taken again serves the other without carrying its old link along.
+    #[test]
+    fn out_fifo_keeps_order_through_the_slab() {
+        let mut slab = Slab::default();
+        let (mut a, mut b) = (OutFifo::EMPTY, OutFifo::EMPTY);
+        let ids: Vec<PacketId> = (1..=4).map(|u| slab.alloc(packet(u))).collect();
+        a.push_back(ids[0], &mut slab);
+        b.push_back(ids[1], &mut slab);
+        a.push_back(ids[2], &mut slab);
+        a.push_back(ids[3], &mut slab);
+        assert_eq!((contents(&a, &slab), contents(&b, &slab)), (vec![1, 3, 4], vec![2]));
+        assert_eq!(a.front(), Some(ids[0]));
+        a.pop_front(&slab);
+        slab.release(ids[0]);
+        let reused = slab.alloc(packet(5));
+        assert_eq!(reused, ids[0]);
+        b.push_back(reused, &mut slab);
+        assert_eq!((contents(&a, &slab), contents(&b, &slab)), (vec![3, 4], vec![2, 5]));
+        for _ in 0..2 {
+            a.pop_front(&slab);
+        }
+        assert!(a.is_empty() && a.front().is_none() && contents(&a, &slab).is_empty());
+        a.push_back(ids[2], &mut slab);
+        assert_eq!(contents(&a, &slab), vec![3]);
+    }
 
     #[test]
     fn round_robin_wraps() {
