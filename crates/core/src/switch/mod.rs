@@ -21,8 +21,9 @@ pub struct VcSpec {
     pub queue: Spec,
 }
 
-/// Two cache lines, aligned, both of which `sim::prefetch` asks for: unaligned at 136 bytes it
-/// spanned three or four (docs/performance.md, 2026-11-27).
+/// Two cache lines, aligned (both of which `sim::prefetch` asks for, for a head arrival's or a
+/// crossing's input, VC 0's): unaligned at 136 bytes it spanned three or four
+/// (docs/performance.md, 2026-11-27).
 #[repr(align(64))]
 pub struct InputVc {
     /// The packets waiting for the crossbar, in the VC's organization.
@@ -153,7 +154,7 @@ impl OutFifo {
         self.back = pkt;
     }
 
-    /// Takes the front packet out.
+    /// Takes the front packet out (`back` is left as it was: an empty buffer never reads it).
     #[inline]
     pub fn pop_front<H>(&mut self, slab: &Slab<H>) {
         self.front = slab.behind(self.front);
