@@ -48,7 +48,7 @@ impl Registered for ShortestPath {
     fn build(s: ShortestPathSettings, cfg: &RoutingConfig, topo: &Topology) -> ConfigResult<ShortestPath> {
         let table = build(topo, &s.routes)?;
         if let Some(cycle) = cycles::find(topo, |s, d| table.port(s, d)).filter(|_| !cfg.allow_deadlock) {
-            let names: Vec<&str> = cycle.iter().map(|&c| topo.channels[c.idx()].name.as_str()).collect();
+            let names: Vec<&str> = cycle.iter().map(|&c| topo.channel_name(c)).collect();
             return Err(ConfigError::new(
                 if s.routes.is_empty() { "routing.algorithm" } else { "routing.shortest_path.routes" },
                 format!(

@@ -92,8 +92,8 @@ impl<M: Mechanism> Sim<M> {
             at_ns: ns_from_ps(self.now),
             last_move_ns: ns_from_ps(last_move),
             in_flight,
-            blocked: blocked.iter().map(|&c| self.channel_name(c)).collect(),
-            cycle: cycle.iter().map(|&c| self.channel_name(c)).collect(),
+            blocked: blocked.iter().map(|&c| self.topo.channel_name(c).to_string()).collect(),
+            cycle: cycle.iter().map(|&c| self.topo.channel_name(c).to_string()).collect(),
         }
     }
 
@@ -138,10 +138,5 @@ impl<M: Mechanism> Sim<M> {
         next.sort_unstable();
         next.dedup();
         next
-    }
-
-    /// The channel's name as `links.csv` gives it (`s0-s1>`: link s0-s1, from s0 to s1).
-    fn channel_name(&self, c: ChannelId) -> String {
-        self.topo.channels[c.idx()].name.clone()
     }
 }

@@ -256,7 +256,7 @@ impl<M: Mechanism> Sim<M> {
                     if total != credits.capacity as u64 {
                         return Err(format!(
                             "credits on channel {} ({}) VC {vc} buffer {pool}: {held} held + {granted} granted + {link} on the link + {buffered} buffered + {back} returning = {total}, capacity {}",
-                            ch, c.name, credits.capacity
+                            ch, self.topo.channel_names[ch], credits.capacity
                         ));
                     }
                 }

@@ -79,7 +79,7 @@ impl Layout {
                         "simulation.threads",
                         format!(
                             "channel `{}` joins two partitions and has no latency, so neither could run ahead of the other: give links a latency above 0, or run on one thread",
-                            c.name
+                            topo.channel_names[i]
                         ),
                     ));
                 }

@@ -93,14 +93,16 @@ impl Pfc {
         let pfc = Pfc { xoff, xon, frame_bytes: pause_frame_bytes, quanta: pause_quanta };
         // Refreshes come every half PAUSE: more often than one takes to arrive, they would stack
         // up on the reverse channel, whose time the model does not charge them.
-        if let Some(c) = topo.channels.iter().filter(|c| matches!(c.to, Endpoint::Switch(..))).find(|c| pfc.pause_time(c) <= 2 * pfc.flight(c)) {
+        if let Some((ch, c)) =
+            topo.channels.iter().enumerate().filter(|(_, c)| matches!(c.to, Endpoint::Switch(..))).find(|(_, c)| pfc.pause_time(c) <= 2 * pfc.flight(c))
+        {
             let quantum = c.rate.serialization(64).max(1);
             return Err(ConfigError::new(
                 "flow_control.pause_quanta",
                 format!(
                     "a PAUSE of {pause_quanta} quanta lasts {} ns on {}: refreshed every half of that, frames would be sent faster than each takes to arrive ({} ns); give at least {} quanta",
                     pfc.pause_time(c) as f64 / 1e3,
-                    c.name,
+                    topo.channel_names[ch],
                     pfc.flight(c) as f64 / 1e3,
                     2 * pfc.flight(c) / quantum + 1
                 ),

@@ -210,7 +210,7 @@ impl Summary {
             .enumerate()
             .map(|(i, ch)| LinkRow {
                 channel: i as u32,
-                name: ch.name.clone(),
+                name: c.topo.channel_names[i].clone(),
                 from: endpoint_name(c.topo, ch.from),
                 to: endpoint_name(c.topo, ch.to),
                 utilization: s.channel_bytes[i] as f64 / Rate::bytes_in(ch.rate, window),

@@ -12,16 +12,19 @@ use crate::error::ConfigResult;
 use crate::ids::{ChannelId, Endpoint, NodeId, PortId, SwitchId};
 use crate::time::{Rate, Time};
 
-/// One direction of a link.
-#[derive(Clone, Debug)]
+/// One direction of a link: what events read. Its name, which only reports read, is kept apart
+/// (`Topology::channel_names`), so that a channel is 32 bytes, two to a cache line, where with
+/// its name it took 56 and some straddled two lines (docs/performance.md, 2026-11-27).
+#[derive(Clone, Copy, Debug)]
+#[repr(align(32))]
 pub struct Channel {
     pub from: Endpoint,
     pub to: Endpoint,
     pub rate: Rate,
     pub latency: Time,
-    /// Label for reports (explicit topologies may name links, e.g. `L0`).
-    pub name: String,
 }
+
+const _: () = assert!(std::mem::size_of::<Channel>() == 32);
 
 #[derive(Clone, Debug)]
 pub struct Port {
@@ -50,6 +53,8 @@ pub struct Topology {
     pub host_in: Vec<ChannelId>,
     pub switches: Vec<SwitchNode>,
     pub channels: Vec<Channel>,
+    /// Each channel's label for reports (explicit topologies may name links, e.g. `L0`).
+    pub channel_names: Vec<String>,
     /// For trees: the number of up ports per switch at each level (D-mod-K strides).
     pub up_ports_per_level: Vec<u32>,
     /// For flattened butterflies: their shape, whose port layout minimal routing computes on.
@@ -104,6 +109,11 @@ impl Topology {
     pub fn host_by_name(&self, name: &str) -> Option<NodeId> {
         self.host_names.iter().position(|n| n == name).map(NodeId::new)
     }
+
+    /// Channel `ch`'s label for reports.
+    pub fn channel_name(&self, ch: ChannelId) -> &str {
+        &self.channel_names[ch.idx()]
+    }
 }
 
 /// Incremental construction shared by the builders.
@@ -114,6 +124,7 @@ pub(crate) struct Builder {
     host_in: Vec<Option<ChannelId>>,
     switches: Vec<SwitchNode>,
     channels: Vec<Channel>,
+    channel_names: Vec<String>,
 }
 
 impl Builder {
@@ -130,7 +141,8 @@ impl Builder {
     }
 
     fn add_channel(&mut self, from: Endpoint, to: Endpoint, rate: Rate, latency: Time, name: String) -> ChannelId {
-        self.channels.push(Channel { from, to, rate, latency, name });
+        self.channels.push(Channel { from, to, rate, latency });
+        self.channel_names.push(name);
         ChannelId::new(self.channels.len() - 1)
     }
 
@@ -181,6 +193,7 @@ impl Builder {
             host_names: self.host_names,
             switches: self.switches,
             channels: self.channels,
+            channel_names: self.channel_names,
             up_ports_per_level,
             grid: None,
             groups: None,
