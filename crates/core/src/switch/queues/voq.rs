@@ -24,13 +24,15 @@ impl Settings for VoqSettings {
     }
 }
 
-/// The queues of one input: a list per output port through one pool of nodes, each node a
-/// packet id and the next node of its queue. An input holds few packets at a time, so the pool
-/// stays small, where a ring of its own per queue gave every queue room whether it held
-/// packets or not: 768 bytes per input, a third of a 65,536-host network's memory
-/// (docs/performance.md, 2026-11-27).
+/// The queues of one input. A queue's head packet is kept in its `Ends`, so that the crossbar,
+/// which reads every requesting input's heads, reads no node: on large networks that node was
+/// one more wait on memory per candidate input (docs/performance.md, 2026-11-27). The packets
+/// behind the head are a circular list through one pool of nodes per input, entered at its last
+/// node, whose `next` is the first. An input holds few packets at a time, so the pool stays
+/// small, where a ring of its own per queue gave every queue room whether it held packets or
+/// not: 768 bytes per input, a third of a 65,536-host network's memory.
 pub struct Voq {
-    /// Per output port: the first and last node of its queue (`NONE` when it is empty).
+    /// Per output port (`NONE` where the queue is empty).
     ends: Vec<Ends>,
     nodes: Vec<Node>,
     /// The first unused node, the others following through `next`.
@@ -39,7 +41,9 @@ pub struct Voq {
 
 #[derive(Clone, Copy)]
 struct Ends {
-    first: u32,
+    /// The packet at the head of the queue.
+    head: PacketId,
+    /// The last node of the packets behind it.
     last: u32,
 }
 
@@ -54,9 +58,26 @@ const NONE: u32 = u32::MAX;
 impl Voq {
     /// Queue `q`'s packets, head first.
     fn iter(&self, q: usize) -> impl Iterator<Item = PacketId> + '_ {
-        let first = self.ends[q].first;
-        std::iter::successors((first != NONE).then_some(first), |&n| Some(self.nodes[n as usize].next).filter(|&m| m != NONE))
-            .map(|n| self.nodes[n as usize].pkt)
+        let Ends { head, last } = self.ends[q];
+        let behind = (last != NONE).then(|| self.nodes[last as usize].next);
+        let rest = std::iter::successors(behind, move |&n| (n != last).then(|| self.nodes[n as usize].next)).map(|n| self.nodes[n as usize].pkt);
+        (head != PacketId::MAX).then_some(head).into_iter().chain(rest)
+    }
+
+    /// A node holding `pkt`, from the free list or a new one.
+    fn node(&mut self, pkt: PacketId) -> u32 {
+        let node = Node { pkt, next: NONE };
+        match self.free {
+            NONE => {
+                self.nodes.push(node);
+                (self.nodes.len() - 1) as u32
+            }
+            n => {
+                self.free = self.nodes[n as usize].next;
+                self.nodes[n as usize] = node;
+                n
+            }
+        }
     }
 }
 
@@ -67,49 +88,49 @@ impl Registered for Voq {
     type Settings = VoqSettings;
 
     fn new(_: &VoqSettings, ports: usize) -> Voq {
-        Voq { ends: vec![Ends { first: NONE, last: NONE }; ports], nodes: Vec::new(), free: NONE }
+        Voq { ends: vec![Ends { head: PacketId::MAX, last: NONE }; ports], nodes: Vec::new(), free: NONE }
     }
 }
 impl Queueing for Voq {
     fn push(&mut self, pkt: PacketId, out: PortId, _: NodeId, _: u32) -> bool {
-        let node = Node { pkt, next: NONE };
-        let n = match self.free {
-            NONE => {
-                self.nodes.push(node);
-                (self.nodes.len() - 1) as u32
-            }
-            n => {
-                self.free = self.nodes[n as usize].next;
-                self.nodes[n as usize] = node;
-                n
-            }
-        };
-        let ends = &mut self.ends[out.idx()];
-        match ends.last {
-            NONE => ends.first = n,
-            last => self.nodes[last as usize].next = n,
+        if self.ends[out.idx()].head == PacketId::MAX {
+            self.ends[out.idx()].head = pkt;
+            return true;
         }
-        ends.last = n;
-        ends.first == n
+        let n = self.node(pkt);
+        let last = self.ends[out.idx()].last;
+        self.nodes[n as usize].next = match last {
+            NONE => n,
+            last => std::mem::replace(&mut self.nodes[last as usize].next, n),
+        };
+        self.ends[out.idx()].last = n;
+        false
     }
 
     fn pop(&mut self, pkt: PacketId, out: PortId) -> Popped {
         let ends = &mut self.ends[out.idx()];
-        let n = ends.first;
-        let Node { pkt: head, next } = self.nodes[n as usize];
-        debug_assert!(head == pkt, "popped a packet that is not the head");
-        ends.first = next;
-        if next == NONE {
-            ends.last = NONE;
+        debug_assert!(ends.head == pkt, "popped a packet that is not the head");
+        let last = ends.last;
+        if last == NONE {
+            ends.head = PacketId::MAX;
+            return Popped::one(None);
         }
-        self.nodes[n as usize].next = self.free;
-        self.free = n;
-        Popped::one((next != NONE).then(|| self.nodes[next as usize].pkt))
+        let first = self.nodes[last as usize].next;
+        let Node { pkt: next, next: after } = self.nodes[first as usize];
+        ends.head = next;
+        if first == last {
+            ends.last = NONE;
+        } else {
+            self.nodes[last as usize].next = after;
+        }
+        self.nodes[first as usize].next = self.free;
+        self.free = first;
+        Popped::one(Some(next))
     }
 
     fn head(&self, out: PortId) -> Option<PacketId> {
-        let first = self.ends.get(out.idx())?.first;
-        (first != NONE).then(|| self.nodes[first as usize].pkt)
+        let head = self.ends.get(out.idx())?.head;
+        (head != PacketId::MAX).then_some(head)
     }
 
     fn for_each(&self, mut f: impl FnMut(PacketId)) {
