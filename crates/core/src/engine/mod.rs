@@ -164,13 +164,12 @@ impl EventQueue {
         Self::key(time, event) < self.last.max((now as u128) << 64)
     }
 
+    /// Most events join a ring bucket whose first node has room: that path is inlined into
+    /// every `push` (the call alone was 2% of the 256-host benchmark's instructions).
+    #[inline]
     fn place(&mut self, e: Entry) {
         let b = e.bucket(self.shift);
-        if b <= self.base {
-            // Into the bucket being served, keeping it sorted (it holds a handful of events).
-            let at = self.current.partition_point(|x| x.key > e.key);
-            self.current.insert(at, e);
-        } else if b < self.base + RING {
+        if b > self.base && b < self.base + RING {
             let slot = (b & (RING - 1)) as usize;
             let Slot { head, len } = self.slots[slot];
             if head != NIL && (len as usize) < CHUNK {
@@ -178,6 +177,21 @@ impl EventQueue {
                 self.slots[slot].len += 1;
                 return;
             }
+        }
+        self.place_else(e, b);
+    }
+
+    /// Where `place` did not put `e` (in bucket `b`): the bucket being served, a new node, or
+    /// the far heap.
+    fn place_else(&mut self, e: Entry, b: u64) {
+        if b <= self.base {
+            // Into the bucket being served, keeping it sorted (it holds a handful of events).
+            let at = self.current.partition_point(|x| x.key > e.key);
+            self.current.insert(at, e);
+        } else if b < self.base + RING {
+            // The bucket is empty or its first node full: a node goes before the others.
+            let slot = (b & (RING - 1)) as usize;
+            let head = self.slots[slot].head;
             let id = match self.free.pop() {
                 Some(id) => {
                     // A recycled node: only its first entry is written, not the whole chunk.
