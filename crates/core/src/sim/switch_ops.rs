@@ -561,10 +561,8 @@ impl<M: Mechanism> Sim<M> {
         let ser = rate.serialization(bytes);
         // A tail may not leave before it reached the output buffer.
         let earliest = tail_at_output.saturating_sub(ser);
-        let queued = {
-            let o = &self.switches[s.idx()].outputs[port.idx()];
-            self.lane(vc).map(|v| o.vcs[v].queued).sum()
-        };
+        // Only a mechanism that sees transmissions reads it (a sum over the routing's phases).
+        let queued = if M::HOOKS.transmit { self.lane(vc).map(|v| self.switches[s.idx()].outputs[port.idx()].vcs[v].queued).sum() } else { 0 };
         let o = &mut self.switches[s.idx()].outputs[port.idx()];
         if earliest > now {
             if !interleave {
