@@ -153,7 +153,7 @@ impl<M: Mechanism> Sim<M> {
                 if (sw.out_queued >> port & 1 == 1) != o.vcs.iter().any(|v| !v.fifo.is_empty()) {
                     return Err(format!("switch {s} output {port}: its bit in the switch's outputs with packets disagrees with its buffer"));
                 }
-                if o.deferred_free.is_some() && (sw.out_queued | sw.out_req) >> port & 1 == 1 {
+                if o.defers_free() && (sw.out_queued | sw.out_req) >> port & 1 == 1 {
                     return Err(format!("switch {s} output {port}: its link's release is deferred while a packet waits for the output (`sim::lazy_link`)"));
                 }
                 // A CAM line mirrors one line of the input downstream: one per (VC, id).

@@ -6,7 +6,7 @@
 //! buffer. On the 256-host benchmark 54% of them find nothing waiting (docs/performance.md):
 //! they change the output's own state and nothing else. So an output that starts a packet with
 //! its buffer otherwise empty and no input asking for it keeps the end of serialization
-//! (`Output::deferred_free`) instead of scheduling the event. The release waits for the next
+//! (`Output::defer_free`) instead of scheduling the event. The release waits for the next
 //! input that asks for the output (`Sim::wake`, from `request`): a request is the only way a
 //! packet reaches the output's buffer, and the requester the only reader of its state. If the
 //! time has passed by then, the release is applied; if not, the event is scheduled, at the time
@@ -32,7 +32,7 @@ impl<M: Mechanism> Sim<M> {
         let sw = &mut self.switches[s.idx()];
         let o = &mut sw.outputs[port.idx()];
         if (sw.out_queued | sw.out_req) & port.bit() == 0 && !self.routing.reads_outputs() {
-            o.deferred_free = Some(at);
+            o.defer_free(at);
         } else {
             self.events.push(at, Event::LinkFree { ch: o.link.ch });
         }
@@ -43,7 +43,7 @@ impl<M: Mechanism> Sim<M> {
     #[inline]
     pub(super) fn wake(&mut self, s: SwitchId, port: PortId) {
         let o = &mut self.switches[s.idx()].outputs[port.idx()];
-        let Some(at) = o.deferred_free.take() else { return };
+        let Some(at) = o.take_deferred_free() else { return };
         let free = Event::LinkFree { ch: o.link.ch };
         if self.events.passed(at, &free, self.now) {
             o.end_transmission();

@@ -455,14 +455,12 @@ impl<M: Mechanism> Sim<M> {
             Endpoint::Switch(n, _) => Some(topo.switches[n.idx()].ports.len()),
             Endpoint::Host(_) => None,
         };
-        // A switch's crossbar runs at `speedup` times its fastest port, for every output: with
-        // mixed link rates (the thesis' testbed) a slow input must not throttle a fast link.
-        let links = |node: &crate::topology::SwitchNode, p: PortId, fastest: Rate| {
+        let links = |node: &crate::topology::SwitchNode, p: PortId| {
             let (inp, out) = (node.ports[p.idx()].inp, node.ports[p.idx()].out);
             let c = &topo.channels[out.idx()];
             (
                 crate::switch::InLink { ch: inp, latency: topo.channels[inp.idx()].latency },
-                crate::switch::OutLink { ch: out, rate: c.rate, latency: c.latency, to: c.to, xbar: fastest.scaled(cfg.switch.speedup) },
+                crate::switch::OutLink { ch: out, rate: c.rate, latency: c.latency, to_host: matches!(c.to, Endpoint::Host(_)) },
             )
         };
         let mut switches: Vec<Switch> = topo
@@ -472,13 +470,16 @@ impl<M: Mechanism> Sim<M> {
             .map(|(s, node)| {
                 // A partition's other switches never get an event: they stay without ports.
                 let ports = if part.as_ref().is_none_or(|p| p.owns_switch(SwitchId::new(s))) { node.ports.len() } else { 0 };
+                // The crossbar runs at `speedup` times the fastest port, for every output: with
+                // mixed link rates (the thesis' testbed) a slow input must not throttle a fast link.
                 let fastest = node.ports.iter().map(|p| topo.channels[p.out.idx()].rate).max().unwrap_or(Rate { mbps: 0 });
                 Switch::new(
                     ports,
                     topo.hosts(),
                     &vcs,
                     in_cap,
-                    |p| links(node, p, fastest),
+                    |p| links(node, p),
+                    fastest.scaled(cfg.switch.speedup),
                     |p| neighbour(node, p),
                     Self::COUNTS_VOQS,
                     stream(seed, Family::Switch, s as u64),

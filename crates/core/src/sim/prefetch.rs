@@ -37,8 +37,8 @@ fn prefetch<T>(r: &T) {
     prefetch_at(r as *const T as usize);
 }
 
-/// Requests every cache line `r` spans. An output takes three, an input VC three and a packet
-/// two or three: where only the first was asked for, the event waited on the others (4,096 and
+/// Requests every cache line `r` spans. An output and an input VC take two, a packet two or
+/// three: where only the first was asked for, the event waited on the others (4,096 and
 /// 65,536 hosts 1.1-1.2x faster with all of them, docs/performance.md, 2026-11-27).
 #[inline(always)]
 fn prefetch_lines<T>(r: &T) {

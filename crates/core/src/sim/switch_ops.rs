@@ -15,6 +15,7 @@ use crate::routing::{Flow, Route};
 use crate::switch::queues::{Popped, Queueing};
 use crate::switch::{next_from, Pooling};
 use crate::time::Time;
+use std::num::NonZeroU32;
 
 impl<M: Mechanism> Sim<M> {
     /// The head of `pkt`, which reached the switch input fed by channel `ch` one router latency
@@ -109,7 +110,7 @@ impl<M: Mechanism> Sim<M> {
         if self.vcs[ovc].queue.pooling(true) != Pooling::PerOutput || self.switches[s.idx()].outputs[out.idx()].vcs[ovc].credits.pooling != Pooling::PerOutput {
             return;
         }
-        let Endpoint::Switch(n, _) = self.switches[s.idx()].outputs[out.idx()].link.to else {
+        let Endpoint::Switch(n, _) = self.topo.channels[self.switches[s.idx()].outputs[out.idx()].link.ch.idx()].to else {
             unreachable!("only ports facing a switch have per-output buffers downstream")
         };
         // With this switch's stream and without the next switch's outputs, which another thread
@@ -405,7 +406,7 @@ impl<M: Mechanism> Sim<M> {
     /// VC its route gives it.
     fn grant(&mut self, s: SwitchId, i: PortId, out: PortId, vc: Vc, pkt: PacketId, next_vc: usize) {
         let inputs = self.switches[s.idx()].input_count();
-        let xbar = self.switches[s.idx()].outputs[out.idx()].link.xbar;
+        let xbar = self.switches[s.idx()].xbar;
         let now = self.now;
         let occupies = !self.is_control(vc);
         let out_vc = self.out_vc(self.slab.get(pkt));
@@ -530,7 +531,7 @@ impl<M: Mechanism> Sim<M> {
         }
         let now = self.now;
         let o = &self.switches[s.idx()].outputs[port.idx()];
-        let crate::switch::OutLink { ch, rate, latency, to, .. } = o.link;
+        let crate::switch::OutLink { ch, rate, latency, to_host } = o.link;
         let interleave = o.link_busy;
         if interleave && o.sending.is_some_and(|(vc, _)| self.is_control(vc)) {
             return;
@@ -582,7 +583,7 @@ impl<M: Mechanism> Sim<M> {
             queued_bytes: queued,
             downstream_credits: ovc.credits.free[pool],
             buffer_bytes: self.p.in_cap,
-            to_host: matches!(to, Endpoint::Host(_)),
+            to_host,
             link_rate: rate,
             voq_max_bytes: queued,
             voq_sum_bytes: queued,
@@ -594,7 +595,7 @@ impl<M: Mechanism> Sim<M> {
             o.stretch += ser;
         } else {
             o.link_busy = true;
-            o.sending = Some((vc, bytes));
+            o.sending = Some((vc, NonZeroU32::new(bytes).expect("a packet has bytes")));
         }
         if o.vcs.iter().all(|v| v.fifo.is_empty()) {
             self.switches[s.idx()].out_queued &= !port.bit();
@@ -616,9 +617,10 @@ impl<M: Mechanism> Sim<M> {
             *self.slab.get_mut(pkt) = copy;
         }
         self.stats.sent(now, ch, bytes);
-        match to {
-            Endpoint::Switch(..) => self.post(now + latency + self.p.router_latency, Event::HeadArrive { ch, pkt }),
-            Endpoint::Host(_) => self.events.push(now + latency + ser, Event::Deliver { ch, pkt }),
+        if to_host {
+            self.events.push(now + latency + ser, Event::Deliver { ch, pkt });
+        } else {
+            self.post(now + latency + self.p.router_latency, Event::HeadArrive { ch, pkt });
         }
         if interleave {
             // More control packets may be waiting to interleave.

@@ -6,12 +6,13 @@ pub mod credits;
 pub mod queues;
 
 use crate::config::VcClass;
-use crate::ids::{ChannelId, Endpoint, NodeId, PacketId, PortId, Vc};
+use crate::ids::{ChannelId, NodeId, PacketId, PortId, Vc};
 use crate::packet::{Packet, Slab};
 use crate::rng::Stream;
 pub use credits::{Credits, Pooling};
 use queues::{Popped, Queueing, Queues, Spec};
 use smallvec::{smallvec, SmallVec};
+use std::num::NonZeroU32;
 
 /// A virtual channel as the network builds it: the mechanism's priority class and the input
 /// queueing the config gives it.
@@ -183,23 +184,21 @@ impl OutputVc {
     }
 }
 
-/// An output's link as the topology gives it, with the crossbar's rate towards it. Every
-/// event at an output reads it; kept in the output, it is in a cache line the event loads
-/// anyway, where the topology's port and channel tables cost two more misses per event on large
-/// networks (docs/performance.md).
+/// An output's link as the topology gives it. Every event at an output reads it; kept in the
+/// output, it is in a cache line the event loads anyway, where the topology's port and channel
+/// tables cost two more misses per event on large networks (docs/performance.md).
 #[derive(Clone, Copy, Debug)]
 pub struct OutLink {
     pub ch: ChannelId,
     pub rate: crate::time::Rate,
     pub latency: crate::time::Time,
-    pub to: Endpoint,
-    /// The crossbar's rate towards this output: the switch's fastest port rate times
-    /// `switch.speedup`.
-    pub xbar: crate::time::Rate,
+    /// Whether a host is at the far end (else a switch, whose id the channel gives).
+    pub to_host: bool,
 }
 
-/// Aligned to a cache line, so that it takes as few lines as its size allows (three), each of
-/// which `sim::prefetch` asks for.
+/// Two cache lines, aligned, each of which `sim::prefetch` asks for. It took three: the
+/// crossbar's rate is the switch's (`Switch::xbar`), the far end of the link a flag, and the
+/// optional fields use their values' niches (docs/performance.md, 2026-11-27).
 #[repr(align(64))]
 pub struct Output {
     pub link: OutLink,
@@ -213,10 +212,10 @@ pub struct Output {
     pub xbar_busy: bool,
     pub link_busy: bool,
     /// VC and bytes of the packet on the link, released when serialization ends.
-    pub sending: Option<(Vc, u32)>,
+    pub sending: Option<(Vc, NonZeroU32)>,
     /// When serialization ends, if no `Event::LinkFree` was scheduled for it: nothing waited
-    /// for the link when it started (`sim::lazy_link`).
-    pub deferred_free: Option<crate::time::Time>,
+    /// for the link when it started (`sim::lazy_link`). `NEVER` when there is none.
+    deferred_free: crate::time::Time,
     /// The input buffer (`InputVc::pool`) of the data packet crossing to this output: its
     /// space is released when the tail has crossed (one at a time: it holds the crossbar port).
     pub crossing: u32,
@@ -225,11 +224,14 @@ pub struct Output {
     pub stretch: crate::time::Time,
 }
 
-const _: () = assert!(std::mem::size_of::<Output>() <= 192, "Output outgrew three cache lines");
+const _: () = assert!(std::mem::size_of::<Output>() <= 128, "Output outgrew two cache lines");
+
+/// `Output::deferred_free` when no release waits.
+const NEVER: crate::time::Time = crate::time::Time::MAX;
 
 /// What of an output only some mechanisms and input organizations read, apart from `Output`,
 /// every line of which a packet's hop reads: in it these made it 264 bytes, five lines, where
-/// it is now three (docs/performance.md, 2026-11-27).
+/// it is now two (docs/performance.md, 2026-11-27).
 #[derive(Default)]
 pub struct OutputExtra {
     /// Per VC and input: bytes waiting in that input's queue for this output, its virtual output
@@ -270,9 +272,24 @@ impl Output {
         self.link_busy = false;
         let freed = self.sending.take();
         if let Some((vc, bytes)) = freed {
-            self.vcs[vc as usize].bytes -= bytes;
+            self.vcs[vc as usize].bytes -= bytes.get();
         }
         freed.is_some()
+    }
+
+    /// The release of the link, due at `at`, waits without an event (`sim::lazy_link`).
+    pub fn defer_free(&mut self, at: crate::time::Time) {
+        self.deferred_free = at;
+    }
+
+    /// The deferred release, if one waits; it waits no more.
+    pub fn take_deferred_free(&mut self) -> Option<crate::time::Time> {
+        Some(std::mem::replace(&mut self.deferred_free, NEVER)).filter(|&at| at != NEVER)
+    }
+
+    /// Whether a deferred release waits.
+    pub fn defers_free(&self) -> bool {
+        self.deferred_free != NEVER
     }
 
     /// The port's queue length as adaptive routing reads it: bytes waiting for it in the
@@ -317,6 +334,9 @@ pub struct Switch {
     /// head overtaken its limit of times), so only the head's output may take from that input.
     /// Inline up to two VCs, on the second line: every allocation and every dequeue reads it.
     pub pinned: SmallVec<[u64; 2]>,
+    /// The crossbar's rate, towards every output: the switch's fastest port rate times
+    /// `switch.speedup`.
+    pub xbar: crate::time::Rate,
     /// Routing decisions (random up ports) draw from the switch's own stream.
     pub rng: Stream,
     /// Per output: its state that only some mechanisms and organizations read.
@@ -332,7 +352,8 @@ impl Switch {
     /// take `capacity` bytes. `neighbour(p)` is the number of ports of the switch at the far
     /// end of port `p`, `None` for a host: how a VC's organization divides its buffers may
     /// depend on what feeds them (`Spec::pooling`). Port `p` receives on `links(p).0` and sends
-    /// on `links(p).1`, and the outputs count their virtual output queues' bytes if `voq_bytes`.
+    /// on `links(p).1`, its crossbar moves packets at `xbar`, and the outputs count their virtual
+    /// output queues' bytes if `voq_bytes`.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         ports: usize,
@@ -340,6 +361,7 @@ impl Switch {
         vcs: &[VcSpec],
         capacity: u32,
         links: impl Fn(PortId) -> (InLink, OutLink),
+        xbar: crate::time::Rate,
         neighbour: impl Fn(PortId) -> Option<usize>,
         voq_bytes: bool,
         rng: Stream,
@@ -392,7 +414,7 @@ impl Switch {
                 link_rr: 0,
                 xbar_busy: false,
                 link_busy: false,
-                deferred_free: None,
+                deferred_free: NEVER,
                 sending: None,
                 crossing: 0,
                 stretch: 0,
@@ -408,6 +430,7 @@ impl Switch {
             in_reads: vec![0; ports + 1].into_boxed_slice(),
             in_req: vec![0; ports + 1].into_boxed_slice(),
             pinned: smallvec![0; vcs.len()],
+            xbar,
             rng,
             extras,
         }
