@@ -32,7 +32,7 @@ impl Settings for VoqSettings {
 /// small, where a ring of its own per queue gave every queue room whether it held packets or
 /// not: 768 bytes per input, a third of a 65,536-host network's memory.
 pub struct Voq {
-    /// Per output port (`NONE` where the queue is empty).
+    /// Per output port.
     ends: Vec<Ends>,
     nodes: Vec<Node>,
     /// The first unused node, the others following through `next`.
@@ -41,9 +41,9 @@ pub struct Voq {
 
 #[derive(Clone, Copy)]
 struct Ends {
-    /// The packet at the head of the queue.
+    /// The packet at the head of the queue (`PacketId::MAX` when it is empty).
     head: PacketId,
-    /// The last node of the packets behind it.
+    /// The last node of the packets behind it (`NONE` when the head is alone).
     last: u32,
 }
 
