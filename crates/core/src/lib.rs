@@ -10,6 +10,7 @@ pub mod cc;
 pub mod config;
 pub mod engine;
 pub mod error;
+mod hint;
 pub mod ids;
 pub mod nic;
 pub mod packet;

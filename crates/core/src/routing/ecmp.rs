@@ -30,4 +30,12 @@ impl Route for Ecmp {
     fn route(&self, sw: SwitchId, dst: NodeId, flow: Flow, _: &mut Leg, _: &[Output], rng: &mut Stream) -> PortId {
         self.0.route(sw, dst, flow, rng)
     }
+
+    fn prefetch(&self, sw: SwitchId, rng: &Stream) {
+        self.0.prefetch(sw, rng);
+    }
+
+    fn predict(&self, sw: SwitchId, dst: NodeId, flow: Flow, rng: &Stream) -> Option<PortId> {
+        Some(self.0.predict(sw, dst, flow, rng))
+    }
 }

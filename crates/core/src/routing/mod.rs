@@ -91,6 +91,18 @@ pub trait Route {
     /// advances the packet's `leg`. `outputs` is the switch's output state (what adaptive
     /// routing reads) and `rng` its own stream.
     fn route(&self, sw: SwitchId, dst: NodeId, flow: Flow, leg: &mut Leg, outputs: &[Output], rng: &mut Stream) -> PortId;
+
+    /// Asks memory for what `route` reads at switch `sw`, before a packet arrives there
+    /// (`sim::prefetch`; a hint, which changes nothing): its tables, and `rng` if it draws.
+    fn prefetch(&self, _sw: SwitchId, _rng: &Stream) {}
+
+    /// The port `route` would give a packet of `flow` to `dst` at switch `sw` now, drawing from a
+    /// copy of `rng`, so that `sim::prefetch` can ask for that output before the packet arrives
+    /// (a guess: the stream may have moved on by then). None where the route reads outputs or a
+    /// packet's phase.
+    fn predict(&self, _sw: SwitchId, _dst: NodeId, _flow: Flow, _rng: &Stream) -> Option<PortId> {
+        None
+    }
 }
 
 /// An algorithm `routing.algorithm` can name.
@@ -189,6 +201,16 @@ macro_rules! __routings {
             #[inline]
             fn route(&self, sw: SwitchId, dst: NodeId, flow: Flow, leg: &mut Leg, outputs: &[Output], rng: &mut Stream) -> PortId {
                 match self { $(Routing::$ty(r) => r.route(sw, dst, flow, leg, outputs, rng),)* }
+            }
+
+            #[inline]
+            fn prefetch(&self, sw: SwitchId, rng: &Stream) {
+                match self { $(Routing::$ty(r) => r.prefetch(sw, rng),)* }
+            }
+
+            #[inline]
+            fn predict(&self, sw: SwitchId, dst: NodeId, flow: Flow, rng: &Stream) -> Option<PortId> {
+                match self { $(Routing::$ty(r) => r.predict(sw, dst, flow, rng),)* }
             }
         }
     };

@@ -89,18 +89,46 @@ impl UpDown {
 
     #[inline]
     pub fn route(&self, sw: SwitchId, dst: NodeId, flow: Flow, rng: &mut Stream) -> PortId {
-        let (t, dst) = (&self.switches[sw.idx()], dst.0);
-        if dst >= t.lo {
-            if let Some(&p) = t.down.get(((dst - t.lo) / t.span) as usize) {
-                return p;
-            }
+        self.port(sw, dst, flow, |ups| rng.random_range(0..ups))
+    }
+
+    /// `route`'s port, an up port drawn by `draw` (given how many there are) under NCA.
+    #[inline(always)]
+    fn port(&self, sw: SwitchId, dst: NodeId, flow: Flow, draw: impl FnOnce(usize) -> usize) -> PortId {
+        let t = &self.switches[sw.idx()];
+        if let Some(p) = t.down_to(dst) {
+            return p;
         }
         let j = match self.climb {
-            Climb::Random => rng.random_range(0..t.up.len()),
-            Climb::DmodK => (dst / t.stride) as usize % t.up.len(),
-            Climb::Hash => (flow_hash(flow, NodeId(dst), sw) % t.up.len() as u64) as usize,
+            Climb::Random => draw(t.up.len()),
+            Climb::DmodK => (dst.0 / t.stride) as usize % t.up.len(),
+            Climb::Hash => (flow_hash(flow, dst, sw) % t.up.len() as u64) as usize,
         };
         t.up[j]
+    }
+
+    /// Asks memory for switch `sw`'s routing state, and its stream under NCA (`Route::prefetch`).
+    #[inline]
+    pub fn prefetch(&self, sw: SwitchId, rng: &Stream) {
+        crate::hint::prefetch_lines(&self.switches[sw.idx()]);
+        if self.climb == Climb::Random {
+            crate::hint::prefetch_lines(rng);
+        }
+    }
+
+    /// `route`'s port, a draw from a copy of the stream (`Route::predict`).
+    #[inline]
+    pub fn predict(&self, sw: SwitchId, dst: NodeId, flow: Flow, rng: &Stream) -> PortId {
+        self.port(sw, dst, flow, |ups| rng.clone().random_range(0..ups))
+    }
+}
+
+impl Subtree {
+    /// The down port towards `dst`, if `dst` is below.
+    #[inline]
+    fn down_to(&self, dst: NodeId) -> Option<PortId> {
+        let d = dst.0.checked_sub(self.lo)?;
+        self.down.get((d / self.span) as usize).copied()
     }
 }
 

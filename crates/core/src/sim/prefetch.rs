@@ -9,46 +9,21 @@
 //! the second's channel leads to, and the output or input in the next one's switch (every line
 //! of it, as of the packets). With two
 //! stages the second waited on the switch's own line: a quarter of the 65,536-host run was spent
-//! there (docs/performance.md, 2026-11-27). Prefetches change no
+//! there (docs/performance.md, 2026-11-27). A packet's arrival also reads the routing's state
+//! at its switch and then the output it is routed to, each a wait of its own (perf at 65,536
+//! hosts: `UpDown::route` 5%, the random draw 3%, `Switch::enqueue`'s first touch of the output
+//! 7% of the samples): the second stage asks for the routing's state, the third for the output
+//! the routing predicts (`Route::predict`, on a copy of the switch's stream: a tree's routing
+//! can tell, an adaptive one cannot). Prefetches change no
 //! state: results are identical with or without them. A small run, whose state the caches hold,
 //! does without: there they cost more than they save (`memory::LARGE_RUN_BYTES`).
 
 use super::Sim;
 use crate::cc::Mechanism;
 use crate::engine::Event;
+use crate::hint::{prefetch, prefetch_lines};
 use crate::ids::{Endpoint, SwitchId};
-
-/// Requests the cache line holding address `at`; a hint the processor may drop, never a
-/// fault, whatever the address.
-#[inline(always)]
-fn prefetch_at(at: usize) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch reads nothing into the program and cannot fault.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(at as *const i8)
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = at;
-}
-
-/// Requests the cache line holding the start of `r`.
-#[inline(always)]
-fn prefetch<T>(r: &T) {
-    prefetch_at(r as *const T as usize);
-}
-
-/// Requests every cache line `r` spans. An output and an input VC take two, a packet two or
-/// three: where only the first was asked for, the event waited on the others (4,096 and
-/// 65,536 hosts 1.1-1.2x faster with all of them, docs/performance.md, 2026-11-27).
-#[inline(always)]
-fn prefetch_lines<T>(r: &T) {
-    let start = r as *const T as usize;
-    let mut line = start & !63;
-    while line < start + std::mem::size_of::<T>() {
-        prefetch_at(line);
-        line += 64;
-    }
-}
+use crate::routing::{Flow, Route};
 
 impl<M: Mechanism> Sim<M> {
     /// The two lines of switch `s` that events read (`Switch`'s layout).
@@ -82,6 +57,7 @@ impl<M: Mechanism> Sim<M> {
                 prefetch_lines(self.slab.get(*pkt));
                 if let Endpoint::Switch(s, _) = self.topo.channels[ch.idx()].to {
                     self.prefetch_switch(s);
+                    self.routing.prefetch(s, &self.switches[s.idx()].rng);
                 }
             }
             Some(Event::Deliver { pkt, .. }) => prefetch_lines(self.slab.get(*pkt)),
@@ -98,9 +74,16 @@ impl<M: Mechanism> Sim<M> {
                     prefetch_lines(&self.switches[s.idx()].outputs[p.idx()]);
                 }
             }
-            Some(Event::HeadArrive { ch, .. }) => {
+            Some(Event::HeadArrive { ch, pkt }) => {
                 if let Endpoint::Switch(s, p) = self.topo.channels[ch.idx()].to {
-                    prefetch_lines(self.switches[s.idx()].input(p.idx(), 0));
+                    let sw = &self.switches[s.idx()];
+                    prefetch_lines(sw.input(p.idx(), 0));
+                    // The output the packet will be routed to, as far as the routing can tell.
+                    let p = self.slab.get(*pkt);
+                    let flow = Flow { src: p.src, id: p.flow };
+                    if let Some(out) = p.ahead.map(|(port, _)| port).or_else(|| self.routing.predict(s, p.dst, flow, &sw.rng)) {
+                        prefetch_lines(&sw.outputs[out.idx()]);
+                    }
                 }
             }
             _ => {}
