@@ -34,6 +34,15 @@ impl<M: Mechanism> Sim<M> {
         prefetch(&sw.in_reads);
     }
 
+    /// Input `i`'s crossbar reads and requested outputs, in arrays of their own: a request, a
+    /// grant and a crossing's end read them (perf at 65,536 hosts: the crossing's end waited on
+    /// them for 4% of the samples, docs/performance.md, 2026-11-27).
+    #[inline(always)]
+    fn prefetch_input_counters(&self, sw: &crate::switch::Switch, i: usize) {
+        prefetch(&sw.in_reads[i]);
+        prefetch(&sw.in_req[i]);
+    }
+
     /// Prefetches for the three events that pop after the one about to run, one stage each,
     /// so that no stage waits on a load another has not already asked for: the channel of the
     /// third, the switch (or packet) the second's channel leads to, and the output or input in
@@ -74,10 +83,12 @@ impl<M: Mechanism> Sim<M> {
                     prefetch_lines(&self.switches[s.idx()].outputs[p.idx()]);
                 }
             }
+            Some(Event::XbarDone { sw, inp, .. }) => self.prefetch_input_counters(&self.switches[sw.idx()], inp.idx()),
             Some(Event::HeadArrive { ch, pkt }) => {
                 if let Endpoint::Switch(s, p) = self.topo.channels[ch.idx()].to {
                     let sw = &self.switches[s.idx()];
                     prefetch_lines(sw.input(p.idx(), 0));
+                    self.prefetch_input_counters(sw, p.idx());
                     // The output the packet will be routed to, as far as the routing can tell.
                     let p = self.slab.get(*pkt);
                     let flow = Flow { src: p.src, id: p.flow };
