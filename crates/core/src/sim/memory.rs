@@ -108,6 +108,30 @@ pub fn machine_bytes() -> Option<f64> {
     Some(kib * 1024.0)
 }
 
+/// The processor's last-level cache in bytes (Linux: CPU 0's highest cache level), if it can
+/// be read.
+pub fn last_level_cache_bytes() -> Option<f64> {
+    let caches = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
+    let read = |dir: &std::path::Path, file: &str| std::fs::read_to_string(dir.join(file)).ok();
+    let sized = caches.filter_map(|entry| {
+        let dir = entry.ok()?.path();
+        let level: u32 = read(&dir, "level")?.trim().parse().ok()?;
+        Some((level, cache_size(&read(&dir, "size")?)?))
+    });
+    sized.max_by_key(|&(level, _)| level).map(|(_, bytes)| bytes)
+}
+
+/// A cache size as sysfs writes it ("266240K", "8M", or bytes), in bytes.
+fn cache_size(text: &str) -> Option<f64> {
+    let text = text.trim();
+    let (digits, unit) = match (text.strip_suffix('K'), text.strip_suffix('M')) {
+        (Some(d), _) => (d, 1024.0),
+        (_, Some(d)) => (d, 1024.0 * 1024.0),
+        _ => (text, 1.0),
+    };
+    Some(digits.parse::<f64>().ok()? * unit)
+}
+
 /// Bytes as a person reads them: 12.3 GiB, 456 MiB.
 pub fn human(bytes: f64) -> String {
     let gib = bytes / (1u64 << 30) as f64;
@@ -115,5 +139,18 @@ pub fn human(bytes: f64) -> String {
         format!("{gib:.1} GiB")
     } else {
         format!("{:.0} MiB", bytes / (1u64 << 20) as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_sizes_read_as_sysfs_writes_them() {
+        assert_eq!(cache_size("266240K\n"), Some(266240.0 * 1024.0));
+        assert_eq!(cache_size("8M"), Some(8.0 * 1024.0 * 1024.0));
+        assert_eq!(cache_size("32768"), Some(32768.0));
+        assert_eq!(cache_size("big"), None);
     }
 }

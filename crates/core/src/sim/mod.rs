@@ -289,6 +289,11 @@ pub struct Sim<M: Mechanism> {
     /// Whether events prefetch what the next ones touch (`sim::prefetch`): only where the
     /// state outgrows the caches (`memory::LARGE_RUN_BYTES`).
     prefetching: bool,
+    /// Whether a packet's arrival also prefetches the routing's state and the output it
+    /// predicts (`sim::prefetch`): only where the state outgrows the last-level cache too. A
+    /// 4,096-host run (80 MiB) fits these machines' 260 MiB and gained nothing for 6% more
+    /// instructions; a 65,536-host run gained about 1.15x (docs/performance.md, 2026-11-27).
+    predicting: bool,
     pub(crate) switches: Vec<Switch>,
     pub(crate) nics: Vec<Nic>,
     pub(crate) control: ControlQueues,
@@ -383,7 +388,8 @@ impl<M: Mechanism> Sim<M> {
         let out_cap = cfg.switch.output_buffer_bytes(&cfg.nic);
         let seed = cfg.simulation.seed;
         let (nv, mech_vcs) = (vcs.len(), classes.len());
-        let large = memory::estimate_bytes(cfg, mech_vcs) >= memory::LARGE_RUN_BYTES;
+        let estimate = memory::estimate_bytes(cfg, mech_vcs);
+        let large = estimate >= memory::LARGE_RUN_BYTES;
         let flow = match (pfc::Pfc::for_network(cfg, &topo, in_cap)?, lossy::DropTail::for_network(cfg, in_cap)?) {
             (Some(p), _) => FlowControl::Pfc(p),
             (_, Some(d)) => FlowControl::Lossy(d),
@@ -542,6 +548,7 @@ impl<M: Mechanism> Sim<M> {
             vc_groups,
             huge_pages: hugepages::Advisor::new(large),
             prefetching: large,
+            predicting: large && memory::last_level_cache_bytes().is_none_or(|llc| estimate > llc),
             switches,
             nics,
             qps: SendQueues::default(),

@@ -14,7 +14,8 @@
 //! hosts: `UpDown::route` 5%, the random draw 3%, `Switch::enqueue`'s first touch of the output
 //! 7% of the samples): the second stage asks for the routing's state, the third for the output
 //! the routing predicts (`Route::predict`, on a copy of the switch's stream: a tree's routing
-//! can tell, an adaptive one cannot). Prefetches change no
+//! can tell, an adaptive one cannot), where the run outgrows the last-level cache too
+//! (`Sim::predicting`). Prefetches change no
 //! state: results are identical with or without them. A small run, whose state the caches hold,
 //! does without: there they cost more than they save (`memory::LARGE_RUN_BYTES`).
 
@@ -66,7 +67,9 @@ impl<M: Mechanism> Sim<M> {
                 prefetch_lines(self.slab.get(*pkt));
                 if let Endpoint::Switch(s, _) = self.topo.channels[ch.idx()].to {
                     self.prefetch_switch(s);
-                    self.routing.prefetch(s, &self.switches[s.idx()].rng);
+                    if self.predicting {
+                        self.routing.prefetch(s, &self.switches[s.idx()].rng);
+                    }
                 }
             }
             Some(Event::Deliver { pkt, .. }) => prefetch_lines(self.slab.get(*pkt)),
@@ -90,10 +93,12 @@ impl<M: Mechanism> Sim<M> {
                     prefetch_lines(sw.input(p.idx(), 0));
                     self.prefetch_input_counters(sw, p.idx());
                     // The output the packet will be routed to, as far as the routing can tell.
-                    let p = self.slab.get(*pkt);
-                    let flow = Flow { src: p.src, id: p.flow };
-                    if let Some(out) = p.ahead.map(|(port, _)| port).or_else(|| self.routing.predict(s, p.dst, flow, &sw.rng)) {
-                        prefetch_lines(&sw.outputs[out.idx()]);
+                    if self.predicting {
+                        let p = self.slab.get(*pkt);
+                        let flow = Flow { src: p.src, id: p.flow };
+                        if let Some(out) = p.ahead.map(|(port, _)| port).or_else(|| self.routing.predict(s, p.dst, flow, &sw.rng)) {
+                            prefetch_lines(&sw.outputs[out.idx()]);
+                        }
                     }
                 }
             }
