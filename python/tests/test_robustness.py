@@ -18,7 +18,9 @@ RING = Path(__file__).resolve().parents[2] / "examples" / "deadlock" / "ring4_cl
 def test_ctrl_c_stops_a_python_run_promptly(default_example):
     # 100 ms of simulated time on 256 hosts: minutes of work, so only Ctrl-C can end it soon.
     script = f"import lossless\nprint('started', flush=True)\nlossless.run({str(default_example)!r}, overrides={{'simulation.measure_ns': 1e8}})\n"
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # A shell starts background jobs with SIGINT ignored, and Python keeps an ignored SIGINT:
+    # give the run the default, as a terminal's Ctrl-C finds it, wherever the suite runs.
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert proc.stdout.readline().strip() == "started"
     time.sleep(1.0)
     sent = time.monotonic()
