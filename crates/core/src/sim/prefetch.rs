@@ -25,6 +25,16 @@ use crate::engine::Event;
 use crate::hint::{prefetch, prefetch_lines};
 use crate::ids::{Endpoint, SwitchId};
 use crate::routing::{Flow, Route};
+use crate::switch::Switch;
+
+/// Input `i`'s crossbar reads and requested outputs, in arrays of their own: a request, a grant
+/// and a crossing's end read them (perf at 65,536 hosts: the crossing's end waited on them for
+/// 4% of the samples, docs/performance.md, 2026-11-27).
+#[inline(always)]
+fn prefetch_input_counters(sw: &Switch, i: usize) {
+    prefetch(&sw.in_reads[i]);
+    prefetch(&sw.in_req[i]);
+}
 
 impl<M: Mechanism> Sim<M> {
     /// The two lines of switch `s` that events read (`Switch`'s layout).
@@ -33,15 +43,6 @@ impl<M: Mechanism> Sim<M> {
         let sw = &self.switches[s.idx()];
         prefetch(sw);
         prefetch(&sw.in_reads);
-    }
-
-    /// Input `i`'s crossbar reads and requested outputs, in arrays of their own: a request, a
-    /// grant and a crossing's end read them (perf at 65,536 hosts: the crossing's end waited on
-    /// them for 4% of the samples, docs/performance.md, 2026-11-27).
-    #[inline(always)]
-    fn prefetch_input_counters(&self, sw: &crate::switch::Switch, i: usize) {
-        prefetch(&sw.in_reads[i]);
-        prefetch(&sw.in_req[i]);
     }
 
     /// Prefetches for the three events that pop after the one about to run, one stage each,
@@ -86,12 +87,12 @@ impl<M: Mechanism> Sim<M> {
                     prefetch_lines(&self.switches[s.idx()].outputs[p.idx()]);
                 }
             }
-            Some(Event::XbarDone { sw, inp, .. }) => self.prefetch_input_counters(&self.switches[sw.idx()], inp.idx()),
+            Some(Event::XbarDone { sw, inp, .. }) => prefetch_input_counters(&self.switches[sw.idx()], inp.idx()),
             Some(Event::HeadArrive { ch, pkt }) => {
                 if let Endpoint::Switch(s, p) = self.topo.channels[ch.idx()].to {
                     let sw = &self.switches[s.idx()];
                     prefetch_lines(sw.input(p.idx(), 0));
-                    self.prefetch_input_counters(sw, p.idx());
+                    prefetch_input_counters(sw, p.idx());
                     // The output the packet will be routed to, as far as the routing can tell.
                     if self.predicting {
                         let p = self.slab.get(*pkt);
