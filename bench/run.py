@@ -5,16 +5,20 @@ second and peak memory for the fixed scenarios in bench/. Figures go to docs/per
     python bench/run.py            # every scenario, best of 3
     python bench/run.py --repeat 5 bench/fattree256_uniform_1ms.toml
     python bench/run.py --threads 2 bench/fattree4096_uniform.toml
+    python bench/run.py --binary lossless   # the installed package's command (bench/pgo.py)
 
 `--threads` runs each scenario on that many threads (`simulation.threads`; results are
 identical). bench/scaling.py measures against network size and threads.
 
-Uses the release binary built by `cargo build --release -p lossless-cli`.
+Uses the release binary built by `cargo build --release -p lossless-cli` (it builds it first),
+or the command given by `--binary` (a path, or a name on PATH: `lossless` runs the installed
+Python package, whose peak memory then includes the interpreter's).
 """
 
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,9 +31,9 @@ SCENARIOS = [ROOT / "bench" / name for name in ("fattree256_uniform_1ms.toml", "
 BOOKSIM_PACKETS_PER_S = 1_900
 
 
-def measure(scenario: Path, threads: int = 1, sets: tuple[str, ...] = ()) -> dict:
+def measure(scenario: Path, threads: int = 1, sets: tuple[str, ...] = (), binary: Path = BINARY) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
-        args = [str(BINARY), "run", str(scenario), "--out", f"{tmp}/out", "-q", "--threads", str(threads), *(a for s in sets for a in ("--set", s))]
+        args = [str(binary), "run", str(scenario), "--out", f"{tmp}/out", "-q", "--threads", str(threads), *(a for s in sets for a in ("--set", s))]
         child = subprocess.Popen(args)
         # wait4 gives this run's own peak resident memory (KiB on Linux).
         _, status, usage = os.wait4(child.pid, 0)
@@ -53,11 +57,18 @@ def main() -> int:
     ap.add_argument("scenarios", nargs="*", type=Path, default=SCENARIOS)
     ap.add_argument("--repeat", type=int, default=3, help="runs per scenario; the fastest is reported")
     ap.add_argument("--threads", type=int, default=1, help="threads per run (0: one per core)")
+    ap.add_argument("--binary", help="the lossless command to measure: a path or a name on PATH (default: the release build, built first)")
     args = ap.parse_args()
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "lossless-cli"], check=True, cwd=ROOT)
+    if args.binary is None:
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "lossless-cli"], check=True, cwd=ROOT)
+        binary = BINARY
+    elif (found := shutil.which(args.binary)) is None:
+        raise SystemExit(f"--binary {args.binary}: no such command or executable file")
+    else:
+        binary = Path(found)
     print(f"{'scenario':<28} {'wall s':>7} {'Mevents/s':>10} {'Mhops/s':>8} {'kpkt/s':>8} {'x BookSim':>9} {'us sim/s':>9} {'peak MiB':>9}")
     for sc in args.scenarios:
-        best = min((measure(sc, args.threads) for _ in range(args.repeat)), key=lambda r: r["wall_s"])
+        best = min((measure(sc, args.threads, binary=binary) for _ in range(args.repeat)), key=lambda r: r["wall_s"])
         print(
             f"{sc.stem:<28} {best['wall_s']:>7.2f} {best['events_per_s'] / 1e6:>10.2f} {best['hops_per_s'] / 1e6:>8.2f} "
             f"{best['delivered_per_s'] / 1e3:>8.0f} {best['delivered_per_s'] / BOOKSIM_PACKETS_PER_S:>9.0f} "
