@@ -64,8 +64,9 @@ def profdata_tool() -> Path:
 
 
 def wheel(out: Path, rustflags: str) -> Path:
-    """The package's wheel, its Rust built with `rustflags` added, written into `out`."""
-    env = {**os.environ, "RUSTFLAGS": f"{os.environ.get('RUSTFLAGS', '')} {rustflags}".strip()}
+    """The package's wheel, its Rust built with `rustflags` added, written into `out`. Built in a
+    target directory of its own, which leaves the standard build's artifacts as they were."""
+    env = {**os.environ, "CARGO_TARGET_DIR": str(ROOT / "target" / "pgo-build"), "RUSTFLAGS": f"{os.environ.get('RUSTFLAGS', '')} {rustflags}".strip()}
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(ROOT)], check=True, env=env)
     return next(out.glob("lossless-*.whl"))
 
