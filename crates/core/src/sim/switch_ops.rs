@@ -631,10 +631,27 @@ impl<M: Mechanism> Sim<M> {
     /// The fullest virtual output queue of the switch's inputs for output `port` on `vc`'s
     /// mechanism VC (bytes, over the routing's phases), their total, and how many inputs have
     /// bytes queued for it.
+    /// IB CC asks at every transmit, so a row is reduced whole (the compiler vectorizes it): the
+    /// VC's own row where the routing has one phase, else the phases' rows added first (a row
+    /// has an entry per port and one for the local input).
     fn voq_detail(&self, s: SwitchId, port: PortId, vc: Vc) -> (u32, u32, u32) {
         let voqs = &self.switches[s.idx()].extras[port.idx()].voq_bytes;
-        let per_input = (0..voqs[0].len()).map(|i| self.lane(vc).map(|v| voqs[v][i]).sum::<u32>());
-        per_input.fold((0, 0, 0), |(max, sum, contributors), b| (max.max(b), sum + b, contributors + (b > 0) as u32))
+        let mut lanes = self.lane(vc);
+        let first = &voqs[lanes.next().expect("a mechanism VC has a network VC in each phase")];
+        let mut summed = [0u32; crate::config::MAX_SWITCH_PORTS as usize + 1];
+        let row = match lanes.next() {
+            None => &first[..],
+            Some(second) => {
+                let summed = &mut summed[..first.len()];
+                summed.copy_from_slice(first);
+                for v in std::iter::once(second).chain(lanes) {
+                    summed.iter_mut().zip(&voqs[v]).for_each(|(a, b)| *a += b);
+                }
+                summed
+            }
+        };
+        let contributors = row.iter().filter(|&&b| b > 0).count() as u32;
+        (row.iter().copied().max().unwrap_or(0), row.iter().sum(), contributors)
     }
 
     /// Tells the mechanism that input buffer (port, VC) of switch `s` is full, with its data
