@@ -27,10 +27,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BINARY = ROOT / "target" / "release" / "lossless"
-# (name, scenario, overrides): the run.py scenarios cut short, so a run takes about a minute.
+# (name, scenario, overrides): runs of about a minute each. Two run.py scenarios cut short, and
+# the 648-node silent forest with IB CC from its start: a saturated network whose mechanism
+# marks most packets, as the thesis' 648-node reproductions (`ib-t41` to `ib-t46`) run.
 RUNS = [
     ("256 hosts, 100 us", ROOT / "bench" / "fattree256_uniform_1ms.toml", ["simulation.measure_ns=100000"]),
     ("4,096 hosts, 10 us", ROOT / "bench" / "fattree4096_uniform.toml", ["simulation.measure_ns=10000"]),
+    ("648 IB CC, 300 us", ROOT / "examples" / "ibcc" / "fattree648_silent_forest.toml", ["simulation.warmup_ns=0", "simulation.measure_ns=300000"]),
 ]
 LAST_LEVEL = "--LL=2097152,16,64"
 # Cachegrind's event names, and what the table calls them.
