@@ -132,7 +132,7 @@ impl<M: Mechanism> Sim<M> {
                     if voqs.iter().sum::<u32>() != ivc.queued {
                         return Err(format!("switch {s} input {port} VC {vc}: its queued byte count is not the sum of its packets"));
                     }
-                    if let Some(out) = (0..sw.ports()).find(|&out| sw.extras[out].voq_bytes.get(vc).is_some_and(|row| row[port] != voqs[out])) {
+                    if let Some(out) = (0..sw.ports()).find(|&out| sw.counts_voqs() && sw.voq_row(PortId::new(out), vc as crate::ids::Vc)[port] != voqs[out]) {
                         return Err(format!(
                             "switch {s} input {port} VC {vc}: output {out}'s count of this virtual output queue is not the sum of its packets"
                         ));

@@ -326,7 +326,7 @@ pub struct Sim<M: Mechanism> {
 }
 
 impl<M: Mechanism> Sim<M> {
-    /// Whether the switches count their virtual output queues' bytes (`OutputExtra::voq_bytes`):
+    /// Whether the switches count their virtual output queues' bytes (`Switch::voq_row`):
     /// only for mechanisms that read them.
     const COUNTS_VOQS: bool = M::HOOKS.voq_detail || M::HOOKS.switch_arrival;
 

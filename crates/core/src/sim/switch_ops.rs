@@ -37,8 +37,7 @@ impl<M: Mechanism> Sim<M> {
             let mut copy = *self.slab.get(pkt);
             let sw = &self.switches[s.idx()];
             let ivc = sw.input(port.idx(), copy.vc as usize);
-            let held =
-                Held { buffer: ivc.held(ivc.pool(copy.out_port, copy.dst)), voq: sw.extras[copy.out_port.idx()].voq_bytes[copy.vc as usize][port.idx()] };
+            let held = Held { buffer: ivc.held(ivc.pool(copy.out_port, copy.dst)), voq: sw.voq_row(copy.out_port, copy.vc)[port.idx()] };
             let mut ctx = mech_ctx!(self, RngAt::Switch(s));
             self.mech.on_switch_arrival(&mut ctx, s, port, &mut copy, held);
             *self.slab.get_mut(pkt) = copy;
@@ -635,9 +634,9 @@ impl<M: Mechanism> Sim<M> {
     /// VC's own row where the routing has one phase, else the phases' rows added first (a row
     /// has an entry per port and one for the local input).
     fn voq_detail(&self, s: SwitchId, port: PortId, vc: Vc) -> (u32, u32, u32) {
-        let voqs = &self.switches[s.idx()].extras[port.idx()].voq_bytes;
+        let sw = &self.switches[s.idx()];
         let mut lanes = self.lane(vc);
-        let first = &voqs[lanes.next().expect("a mechanism VC has a network VC in each phase")];
+        let first = sw.voq_row(port, lanes.next().expect("a mechanism VC has a network VC in each phase") as Vc);
         let mut summed = [0u32; crate::config::MAX_SWITCH_PORTS as usize + 1];
         let row = match lanes.next() {
             None => &first[..],
@@ -645,7 +644,7 @@ impl<M: Mechanism> Sim<M> {
                 let summed = &mut summed[..first.len()];
                 summed.copy_from_slice(first);
                 for v in std::iter::once(second).chain(lanes) {
-                    summed.iter_mut().zip(&voqs[v]).for_each(|(a, b)| *a += b);
+                    summed.iter_mut().zip(sw.voq_row(port, v as Vc)).for_each(|(a, b)| *a += b);
                 }
                 summed
             }

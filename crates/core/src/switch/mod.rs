@@ -234,10 +234,6 @@ const NEVER: crate::time::Time = crate::time::Time::MAX;
 /// it is now two (docs/performance.md, 2026-11-27).
 #[derive(Default)]
 pub struct OutputExtra {
-    /// Per VC and input: bytes waiting in that input's queue for this output, its virtual output
-    /// queue (IB CC's per-VoQ threshold, thesis Paper I, reads them all at every transmit: one
-    /// contiguous row instead of one read per input). Empty unless the mechanism reads them.
-    pub voq_bytes: Vec<Vec<u32>>,
     /// The CAM of congested-flow isolation (`input_queues = "fbicm"`): the lines of the input
     /// downstream, and whether each stopped its packets (thesis Paper V §IV-A).
     pub cam: Vec<CamLine>,
@@ -341,6 +337,13 @@ pub struct Switch {
     pub rng: Stream,
     /// Per output: its state that only some mechanisms and organizations read.
     pub extras: Box<[OutputExtra]>,
+    /// Per output, VC and input (`Switch::voq_row`): bytes waiting in that input's queue for
+    /// the output, its virtual output queue. IB CC's per-VoQ threshold (thesis Paper I) reads a
+    /// whole row at every transmit, and each packet in and out of an input writes its count:
+    /// one array, its pointer beside `extras`, so that takes one load that misses on a large
+    /// network where a vector per output and VC chained three (docs/performance.md,
+    /// 2026-11-28). Empty unless the mechanism reads them.
+    voq_bytes: Box<[u32]>,
 }
 
 // The layout the doc above describes: the hot fields fill the first line, the second starts
@@ -391,7 +394,6 @@ impl Switch {
         };
         let extras = (0..ports)
             .map(|p| OutputExtra {
-                voq_bytes: if voq_bytes { vec![vec![0; ports + 1]; vcs.len()] } else { Vec::new() },
                 cam: Vec::new(),
                 // Kept only where some VC's buffers downstream are divided: an allocation per output.
                 turn: if buffers(p).any(|(pooling, ..)| pooling != Pooling::Shared) {
@@ -433,7 +435,26 @@ impl Switch {
             xbar,
             rng,
             extras,
+            voq_bytes: vec![0; if voq_bytes { ports * vcs.len() * (ports + 1) } else { 0 }].into_boxed_slice(),
         }
+    }
+
+    /// Whether the switch counts its virtual output queues' bytes (`voq_row`).
+    pub fn counts_voqs(&self) -> bool {
+        !self.voq_bytes.is_empty()
+    }
+
+    /// Output `out`'s virtual output queues on `vc`: bytes waiting for it per input, the local
+    /// input last. Only where the switch counts them (`counts_voqs`).
+    #[inline]
+    pub fn voq_row(&self, out: PortId, vc: Vc) -> &[u32] {
+        let at = self.voq_at(out, vc);
+        &self.voq_bytes[at..at + self.input_count()]
+    }
+
+    #[inline]
+    fn voq_at(&self, out: PortId, vc: Vc) -> usize {
+        (out.idx() * self.vcs + vc as usize) * self.input_count()
     }
 
     /// Input `port`'s VC `vc`.
@@ -477,7 +498,8 @@ impl Switch {
         // Asked by the caller, not read from the rows: they are apart from the output, and
         // looking would cost every packet a load that misses on large networks.
         if count_voq {
-            self.extras[out.idx()].voq_bytes[vc as usize][port.idx()] += bytes;
+            let at = self.voq_at(out, vc) + port.idx();
+            self.voq_bytes[at] += bytes;
         }
         self.input_mut(port.idx(), vc as usize).push(pkt, bytes, out, dst)
     }
@@ -487,7 +509,8 @@ impl Switch {
     /// they leave its virtual output queue's count if `count_voq` (as in `enqueue`).
     pub fn dequeue(&mut self, port: PortId, vc: Vc, out: PortId, pkt: PacketId, bytes: u32, count_voq: bool) -> Popped {
         if count_voq {
-            self.extras[out.idx()].voq_bytes[vc as usize][port.idx()] -= bytes;
+            let at = self.voq_at(out, vc) + port.idx();
+            self.voq_bytes[at] -= bytes;
         }
         self.input_mut(port.idx(), vc as usize).pop(pkt, bytes, out)
     }
