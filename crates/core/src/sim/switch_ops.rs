@@ -639,7 +639,7 @@ impl<M: Mechanism> Sim<M> {
         let first = sw.voq_row(port, lanes.next().expect("a mechanism VC has a network VC in each phase") as Vc);
         let mut summed = [0u32; crate::config::MAX_SWITCH_PORTS as usize + 1];
         let row = match lanes.next() {
-            None => &first[..],
+            None => first,
             Some(second) => {
                 let summed = &mut summed[..first.len()];
                 summed.copy_from_slice(first);
