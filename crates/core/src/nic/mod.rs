@@ -23,7 +23,7 @@ pub struct SendQueue<H> {
     /// The queue's number at its NIC (`Nic::open_queue`): fixed by that NIC's own history, where
     /// the `QpId` of its slot depends on every NIC of the thread.
     pub number: u32,
-    pub messages: VecDeque<Message>,
+    pub messages: Messages,
     /// Packets handed back by the mechanism (e.g. SRP's dropped speculative packets): they go
     /// before the messages' new packets, through the same injection gate.
     pub retx: VecDeque<crate::packet::Packet<H>>,
@@ -33,6 +33,45 @@ pub struct SendQueue<H> {
     pub active: bool,
     /// Serving a destination (not on the free list).
     pub open: bool,
+}
+
+/// A send queue's messages in order, the head inline: every arbitration reads the head
+/// (`Sim::view`, the ring's age order), and in a `VecDeque` it sat in a buffer of its own, a
+/// load apart from the queue that missed where sources have long backlogs
+/// (docs/performance.md, 2026-11-28).
+#[derive(Default)]
+pub struct Messages {
+    head: Option<Message>,
+    rest: VecDeque<Message>,
+}
+
+impl Messages {
+    pub fn front(&self) -> Option<&Message> {
+        self.head.as_ref()
+    }
+
+    pub fn front_mut(&mut self) -> Option<&mut Message> {
+        self.head.as_mut()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.head.is_none()
+    }
+
+    pub fn push_back(&mut self, m: Message) {
+        match self.head {
+            None => self.head = Some(m),
+            Some(_) => self.rest.push_back(m),
+        }
+    }
+
+    pub fn pop_front(&mut self) -> Option<Message> {
+        std::mem::replace(&mut self.head, self.rest.pop_front())
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Message> {
+        self.head.iter().chain(&self.rest)
+    }
 }
 
 impl<H> SendQueue<H> {
@@ -176,7 +215,7 @@ impl<H> SendQueues<H> {
                 id
             }
             None => {
-                self.slots.push(SendQueue { src, dst, number, messages: VecDeque::new(), retx: VecDeque::new(), head_since: 0, active: false, open: true });
+                self.slots.push(SendQueue { src, dst, number, messages: Messages::default(), retx: VecDeque::new(), head_since: 0, active: false, open: true });
                 QpId::new(self.slots.len() - 1)
             }
         }
@@ -308,3 +347,26 @@ impl Copies {
 
 /// Control packets waiting at each NIC.
 pub type ControlQueues = Vec<VecDeque<PacketId>>;
+
+#[cfg(test)]
+mod tests {
+    use super::{Message, Messages};
+
+    fn message(created: u64) -> Message {
+        Message { class: 0, source: 0, packets: 1, sent: 0, created }
+    }
+
+    #[test]
+    fn messages_leave_in_the_order_they_came_whether_the_head_was_taken_or_not() {
+        let mut q = Messages::default();
+        assert!(q.is_empty() && q.front().is_none() && q.pop_front().is_none());
+        q.push_back(message(1));
+        q.push_back(message(2));
+        assert_eq!(q.pop_front().map(|m| m.created), Some(1));
+        q.push_back(message(3));
+        q.front_mut().expect("a head").sent = 1;
+        assert_eq!(q.iter().map(|m| (m.created, m.sent)).collect::<Vec<_>>(), [(2, 1), (3, 0)]);
+        assert_eq!([q.pop_front(), q.pop_front(), q.pop_front()].map(|m| m.map(|m| m.created)), [Some(2), Some(3), None]);
+        assert!(q.is_empty());
+    }
+}
