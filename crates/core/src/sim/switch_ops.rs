@@ -630,6 +630,7 @@ impl<M: Mechanism> Sim<M> {
     /// The fullest virtual output queue of the switch's inputs for output `port` on `vc`'s
     /// mechanism VC (bytes, over the routing's phases), their total, and how many inputs have
     /// bytes queued for it.
+    ///
     /// IB CC asks at every transmit, so a row is reduced whole (the compiler vectorizes it): the
     /// VC's own row where the routing has one phase, else the phases' rows added first (a row
     /// has an entry per port and one for the local input).
@@ -637,10 +638,12 @@ impl<M: Mechanism> Sim<M> {
         let sw = &self.switches[s.idx()];
         let mut lanes = self.lane(vc);
         let first = sw.voq_row(port, lanes.next().expect("a mechanism VC has a network VC in each phase") as Vc);
-        let mut summed = [0u32; crate::config::MAX_SWITCH_PORTS as usize + 1];
+        // Filled only where there are phases to add: the one-phase case pays no clearing.
+        let mut summed: [u32; crate::config::MAX_SWITCH_PORTS as usize + 1];
         let row = match lanes.next() {
             None => first,
             Some(second) => {
+                summed = [0; crate::config::MAX_SWITCH_PORTS as usize + 1];
                 let summed = &mut summed[..first.len()];
                 summed.copy_from_slice(first);
                 for v in std::iter::once(second).chain(lanes) {
