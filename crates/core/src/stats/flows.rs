@@ -8,15 +8,66 @@ use crate::time::{Rate, Time};
 use crate::topology::Topology;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
-/// A message created in the window whose packets are still arriving. Keyed by (source host,
-/// class, creation time): a source creates its messages at distinct times (arrival gaps are at
-/// least 1 ps) and a class lists a host once.
+/// A message created in the window whose packets are still arriving, named by its source host,
+/// class and creation time: a source creates its messages at distinct times (arrival gaps are
+/// at least 1 ps) and a class lists a host once.
+#[derive(Clone, Copy)]
 struct Pending {
+    created: Time,
     dst: NodeId,
     packets: u32,
+    /// Packets still to arrive; 0 once complete, until every message before it is (`Queue`).
     left: u32,
+}
+
+/// The pending messages of one source host and class, oldest first. Completions come mostly
+/// from the front, the oldest messages, so a message is found by galloping from there, and a
+/// complete one stays (`left` 0) until those before it have gone. A saturated source queues far
+/// more messages than it sends (IB-T4.2's B nodes: 95% of them at p = 30 without CC); kept in
+/// one map keyed by message, their entries went to random places of a table of millions,
+/// each insert a miss and each growth a rehash of all (docs/performance.md, 2026-11-28).
+#[derive(Default)]
+struct Queue(VecDeque<Pending>);
+
+impl Queue {
+    /// The index of the first message created at or after `created`.
+    fn find(&self, created: Time) -> usize {
+        let q = &self.0;
+        let mut hi = 1;
+        while hi < q.len() && q[hi - 1].created < created {
+            hi *= 2;
+        }
+        let (mut lo, mut hi) = (hi / 2, hi.min(q.len()));
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if q[mid].created < created {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// The message created at `created`, if still pending.
+    fn get_mut(&mut self, created: Time) -> Option<&mut Pending> {
+        let i = self.find(created);
+        self.0.get_mut(i).filter(|m| m.created == created && m.left > 0)
+    }
+
+    fn insert(&mut self, m: Pending) {
+        let at = if self.0.back().is_none_or(|b| b.created < m.created) { self.0.len() } else { self.find(m.created) };
+        self.0.insert(at, m);
+    }
+
+    /// Drops the complete messages at the front.
+    fn trim(&mut self) {
+        while self.0.front().is_some_and(|m| m.left == 0) {
+            self.0.pop_front();
+        }
+    }
 }
 
 /// One completed message (`simulation.record_flows`).
@@ -32,7 +83,7 @@ pub struct FlowRecord {
 }
 
 pub struct Flows {
-    pending: FxHashMap<(NodeId, ClassId, Time), Pending>,
+    pending: FxHashMap<(NodeId, ClassId), Queue>,
     /// Per class: FCT of the messages created in the window and completed.
     pub fct: Vec<Latency>,
     /// Per class: their slowdown in thousandths (a `Latency` reads it back divided by 1,000:
@@ -54,26 +105,29 @@ impl Flows {
     }
 
     pub fn created(&mut self, src: NodeId, dst: NodeId, class: ClassId, created: Time, packets: u32) {
-        self.pending.insert((src, class, created), Pending { dst, packets, left: packets });
+        self.pending.entry((src, class)).or_default().insert(Pending { created, dst, packets, left: packets });
     }
 
     /// Stops following a message just `created` (its destination's part of a split run does):
     /// its packet count, if it was followed.
     pub fn withdraw(&mut self, src: NodeId, class: ClassId, created: Time) -> Option<u32> {
-        self.pending.remove(&(src, class, created)).map(|m| m.packets)
+        let q = self.pending.get_mut(&(src, class))?;
+        let i = q.find(created);
+        q.0.get(i).filter(|m| m.created == created && m.left > 0)?;
+        q.0.remove(i).map(|m| m.packets)
     }
 
     /// A packet of `packet_bytes` of a message created at `created` arrived (its first copy) at
     /// `now` (a message's packets are all its class's size).
     pub fn arrived(&mut self, src: NodeId, class: ClassId, created: Time, packet_bytes: u32, now: Time) {
-        let key = (src, class, created);
-        let Some(m) = self.pending.get_mut(&key) else { return };
+        let Some(q) = self.pending.get_mut(&(src, class)) else { return };
+        let Some(m) = q.get_mut(created) else { return };
         m.left -= 1;
         if m.left > 0 {
             return;
         }
         let (dst, packets) = (m.dst, m.packets);
-        self.pending.remove(&key);
+        q.trim();
         let fct = now - created;
         let ideal = self.ideal.time(src, dst, packets, packet_bytes);
         self.fct[class as usize].record(fct);
@@ -86,7 +140,11 @@ impl Flows {
     /// Adds another partition's messages (`Stats::absorb`). Completed records are appended:
     /// `sort_records` puts them back in the order one thread completes them.
     pub fn absorb(&mut self, o: Flows) {
-        self.pending.extend(o.pending);
+        for (key, theirs) in o.pending {
+            let ours = self.pending.entry(key).or_default();
+            ours.0.extend(theirs.0);
+            ours.0.make_contiguous().sort_unstable_by_key(|m| m.created);
+        }
         for (a, b) in self.fct.iter_mut().zip(&o.fct) {
             a.merge(b);
         }
@@ -110,8 +168,8 @@ impl Flows {
     /// Per class: messages created in the window that had not completed when the run ended.
     pub fn unfinished(&self, classes: usize) -> Vec<u64> {
         let mut n = vec![0; classes];
-        for &(_, class, _) in self.pending.keys() {
-            n[class as usize] += 1;
+        for (&(_, class), q) in &self.pending {
+            n[class as usize] += q.0.iter().filter(|m| m.left > 0).count() as u64;
         }
         n
     }
@@ -308,6 +366,35 @@ impl ZeroLoad {
 mod tests {
     use super::*;
     use crate::config::{ExplicitLink, LinkConfig, TopologyConfig};
+
+    /// A source's pending messages are found by time wherever they sit (galloping from the
+    /// front), complete out of order, and leave once the older ones have: what a message left
+    /// and the counts of unfinished ones are what a map by message gave.
+    #[test]
+    fn pending_messages_complete_in_any_order() {
+        let mut q = Queue::default();
+        // Created out of order (a split run's messages from two windows), by 10 ps steps.
+        for t in (0..100).rev().chain(100..300) {
+            q.insert(Pending { created: t * 10, dst: NodeId(1), packets: 2, left: 2 });
+        }
+        assert!(q.0.iter().zip(q.0.iter().skip(1)).all(|(a, b)| a.created < b.created), "kept in creation order");
+        for t in [0, 5, 9, 10, 11, 1_234, 2_990, 2_995, 3_000] {
+            assert_eq!(q.find(t), q.0.iter().position(|m| m.created >= t).unwrap_or(q.0.len()), "first message at or after {t} ps");
+        }
+        assert!(q.get_mut(15).is_none(), "no message was created at 15 ps");
+        // Complete the second message, then the first: both go together.
+        let arrive = |q: &mut Queue, created: Time| {
+            q.get_mut(created).expect("pending").left -= 1;
+            q.trim();
+        };
+        arrive(&mut q, 10);
+        arrive(&mut q, 10);
+        assert_eq!(q.0.len(), 300, "the second stays, complete, behind the first");
+        assert!(q.get_mut(10).is_none(), "a complete message is found no more");
+        arrive(&mut q, 0);
+        arrive(&mut q, 0);
+        assert_eq!((q.0.len(), q.0.front().map(|m| m.created)), (298, Some(20)));
+    }
 
     /// Breadth first (all channels alike) finds what Dijkstra finds, in one batch of sources
     /// (16 edge switches) or several (256), asked for in any order; a dragonfly with slower
