@@ -51,10 +51,15 @@ impl Queue {
         lo
     }
 
+    /// Where the message created at `created` is, if still pending.
+    fn position(&self, created: Time) -> Option<usize> {
+        let i = self.find(created);
+        self.0.get(i).is_some_and(|m| m.created == created && m.left > 0).then_some(i)
+    }
+
     /// The message created at `created`, if still pending.
     fn get_mut(&mut self, created: Time) -> Option<&mut Pending> {
-        let i = self.find(created);
-        self.0.get_mut(i).filter(|m| m.created == created && m.left > 0)
+        self.position(created).map(|i| &mut self.0[i])
     }
 
     fn insert(&mut self, m: Pending) {
@@ -112,8 +117,7 @@ impl Flows {
     /// its packet count, if it was followed.
     pub fn withdraw(&mut self, src: NodeId, class: ClassId, created: Time) -> Option<u32> {
         let q = self.pending.get_mut(&(src, class))?;
-        let i = q.find(created);
-        q.0.get(i).filter(|m| m.created == created && m.left > 0)?;
+        let i = q.position(created)?;
         q.0.remove(i).map(|m| m.packets)
     }
 
