@@ -206,6 +206,20 @@ impl<M: Mechanism> Sim<M> {
                     nic.tx_bytes, self.p.tx_fifo
                 ));
             }
+            // Oldest first serves the ring in age order, each queue filed under its current age.
+            if self.p.nic_by_age {
+                if let Some(e) = nic.ring.iter().find(|e| e.age != self.age(e.qp)) {
+                    return Err(format!(
+                        "NIC {n}: send queue {:?} is filed in its ring at age {} ps, its oldest packet made at {} ps",
+                        e.qp,
+                        e.age,
+                        self.age(e.qp)
+                    ));
+                }
+                if nic.ring.iter().zip(nic.ring.iter().skip(1)).any(|(a, b)| a.age > b.age) {
+                    return Err(format!("NIC {n}: its ring of send queues is out of age order"));
+                }
+            }
         }
         let queued_control = self.control.iter().map(|q| q.len() as u64).sum();
         Ok(Tally { on_link, credits_back, reserved, data_in_network, control_in_network, queued_control })

@@ -115,19 +115,38 @@ impl<M: Mechanism> Sim<M> {
     /// message is part sent under `message_round_robin`, or by the age of its oldest packet
     /// under `oldest_first` and `fifo` (ties: the earlier comer first).
     fn activate(&mut self, node: NodeId, qp: QpId) {
-        let q = &self.qps.slots[qp.idx()];
-        let age = q.retx.front().map(|p| p.created).into_iter().chain(q.messages.front().map(|m| m.created)).min().unwrap_or(Time::MAX);
-        let started = q.head_started();
+        let age = self.age(qp);
+        let started = self.qps.slots[qp.idx()].head_started();
         let ring = &mut self.nics[node.idx()].ring;
         // Oldest first keeps the ring sorted by age (see `requeue`).
         let at = if self.p.nic_by_age {
-            ring.partition_point(|e| e.age <= age)
+            crate::nic::place_by_age(ring, age)
         } else if self.p.nic_whole_messages && started {
             0
         } else {
             ring.len()
         };
         ring.insert(at, InRing { qp, age });
+    }
+
+    /// Send queue `qp`'s age in the ring: the creation time of its oldest packet.
+    pub(super) fn age(&self, qp: QpId) -> Time {
+        let q = &self.qps.slots[qp.idx()];
+        q.retx.front().map(|p| p.created).into_iter().chain(q.messages.front().map(|m| m.created)).min().unwrap_or(Time::MAX)
+    }
+
+    /// Whether send queue `qp`, served from position `at` of `node`'s age-ordered ring and left
+    /// there, is still where `activate` would put it: its age unchanged (its head message part
+    /// sent) and no queue as old after it (those before it are no younger: the ring is in age
+    /// order). Half the packets of a backlogged NIC sending two-packet messages leave so, and
+    /// the ring's search and two moves were most of its cost (docs/performance.md, 2026-11-28).
+    fn stay_in_ring(&self, node: NodeId, at: usize, qp: QpId) -> bool {
+        let ring = &self.nics[node.idx()].ring;
+        match ring.get(at) {
+            Some(e) if e.qp == qp => e.age == self.age(qp) && ring.get(at + 1).is_none_or(|next| next.age > e.age),
+            // A mechanism requeued a packet meanwhile and moved the queues.
+            _ => false,
+        }
     }
 
     /// Injects what the link can take now: a queued control packet first (interleaved into a
@@ -297,17 +316,18 @@ impl<M: Mechanism> Sim<M> {
         self.nics[node.idx()].ring.front().is_some_and(|e| self.qps.slots[e.qp.idx()].head_started())
     }
 
-    /// Injects the next packet of send queue `qp`, at position `at` in the ring, on `vc`: the
-    /// queue moves to the front, where `launch` takes it out of the ring.
+    /// Injects the next packet of send queue `qp`, at position `at` in the ring, on `vc`. In
+    /// round-robin order the queue moves to the front; in age order it stays where it is, for
+    /// `launch` to leave it there if its age has not changed.
     fn serve(&mut self, node: NodeId, at: usize, qp: QpId, vc: u8) {
-        let ring = &mut self.nics[node.idx()].ring;
-        if self.p.nic_by_age {
-            let served = ring.remove(at).expect("the served queue is in the ring");
-            ring.push_front(served);
-        } else {
-            ring.rotate_left(at);
-        }
-        self.inject_data(node, qp, vc);
+        let at = match self.p.nic_by_age {
+            true => at,
+            false => {
+                self.nics[node.idx()].ring.rotate_left(at);
+                0
+            }
+        };
+        self.inject_data(node, at, qp, vc);
     }
 
     /// Earliest start of the next packet of send queue `qp` under its head message's source's
@@ -333,16 +353,16 @@ impl<M: Mechanism> Sim<M> {
         true
     }
 
-    /// Sends the next packet of send queue `qp` (at the front of the ring) on `vc`: a
+    /// Sends the next packet of send queue `qp` (at position `at` in the ring) on `vc`: a
     /// retransmission if one waits, else the next packet of its head message.
-    fn inject_data(&mut self, node: NodeId, qp: QpId, vc: u8) {
+    fn inject_data(&mut self, node: NodeId, at: usize, qp: QpId, vc: u8) {
         let now = self.now;
         let q = &mut self.qps.slots[qp.idx()];
         if let Some(mut pkt) = q.retx.pop_front() {
             pkt.vc = vc;
             pkt.injected = now;
             self.stats.counters.retransmitted += 1;
-            return self.launch(node, qp, pkt, None);
+            return self.launch(node, at, qp, pkt, None);
         }
         let msg = q.messages.front_mut().expect("active queues hold a message");
         msg.sent += 1;
@@ -378,15 +398,21 @@ impl<M: Mechanism> Sim<M> {
             q.messages.pop_front();
         }
         q.head_since = now;
-        self.launch(node, qp, pkt, finished);
+        self.launch(node, at, qp, pkt, finished);
     }
 
-    /// Puts data packet `pkt` of send queue `qp` on the wire; `finished` names the source whose
-    /// message it completed.
-    fn launch(&mut self, node: NodeId, qp: QpId, mut pkt: Packet<M::Header>, finished: Option<u32>) {
+    /// Puts data packet `pkt` of send queue `qp`, at position `at` in the ring, on the wire;
+    /// `finished` names the source whose message it completed.
+    fn launch(&mut self, node: NodeId, at: usize, qp: QpId, mut pkt: Packet<M::Header>, finished: Option<u32>) {
         let now = self.now;
         // Out of the ring first: a queue the refill below activates must not take its place.
-        self.nics[node.idx()].ring.pop_front();
+        // In age order a queue whose age is past stays: the refill activates queues aged now,
+        // which go behind it, and `stay_in_ring` then checks that its place is unchanged.
+        let ring = &mut self.nics[node.idx()].ring;
+        let kept = self.p.nic_by_age && ring[at].age < now;
+        if !kept {
+            ring.remove(at);
+        }
         // A greedy source always has its next message ready, queued before this queue is
         // checked for emptiness: a greedy flow is one flow, its queue never empties (mechanisms
         // that keep per-flow state see one long flow, not one per message). The link is busy
@@ -400,8 +426,16 @@ impl<M: Mechanism> Sim<M> {
         let emptied = q.messages.is_empty() && q.retx.is_empty();
         if emptied {
             q.active = false;
-        } else {
-            self.activate(node, qp);
+        }
+        if !(kept && !emptied && self.stay_in_ring(node, at, qp)) {
+            if kept {
+                let ring = &mut self.nics[node.idx()].ring;
+                let at = ring.iter().position(|e| e.qp == qp).expect("a kept queue is in the ring");
+                ring.remove(at);
+            }
+            if !emptied {
+                self.activate(node, qp);
+            }
         }
         if M::HOOKS.injected {
             let view = self.view(qp);
