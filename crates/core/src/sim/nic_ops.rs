@@ -135,18 +135,14 @@ impl<M: Mechanism> Sim<M> {
         q.retx.front().map(|p| p.created).into_iter().chain(q.messages.front().map(|m| m.created)).min().unwrap_or(Time::MAX)
     }
 
-    /// Whether send queue `qp`, served from position `at` of `node`'s age-ordered ring and left
-    /// there, is still where `activate` would put it: its age unchanged (its head message part
+    /// Whether send queue `qp`, at position `at` of `node`'s age-ordered ring since it was
+    /// served, is still where `activate` would put it: its age unchanged (its head message part
     /// sent) and no queue as old after it (those before it are no younger: the ring is in age
     /// order). Half the packets of a backlogged NIC sending two-packet messages leave so, and
     /// the ring's search and two moves were most of its cost (docs/performance.md, 2026-11-28).
     fn stay_in_ring(&self, node: NodeId, at: usize, qp: QpId) -> bool {
         let ring = &self.nics[node.idx()].ring;
-        match ring.get(at) {
-            Some(e) if e.qp == qp => e.age == self.age(qp) && ring.get(at + 1).is_none_or(|next| next.age > e.age),
-            // A mechanism requeued a packet meanwhile and moved the queues.
-            _ => false,
-        }
+        ring[at].age == self.age(qp) && ring.get(at + 1).is_none_or(|next| next.age > ring[at].age)
     }
 
     /// Injects what the link can take now: a queued control packet first (interleaved into a
@@ -427,15 +423,19 @@ impl<M: Mechanism> Sim<M> {
         if emptied {
             q.active = false;
         }
-        if !(kept && !emptied && self.stay_in_ring(node, at, qp)) {
-            if kept {
+        let stays = kept && {
+            // Where it was, unless a mechanism requeued a packet meanwhile and moved the queues.
+            let in_place = self.nics[node.idx()].ring.get(at).is_some_and(|e| e.qp == qp);
+            let stays = in_place && !emptied && self.stay_in_ring(node, at, qp);
+            if !stays {
                 let ring = &mut self.nics[node.idx()].ring;
-                let at = ring.iter().position(|e| e.qp == qp).expect("a kept queue is in the ring");
+                let at = if in_place { at } else { ring.iter().position(|e| e.qp == qp).expect("a kept queue is in the ring") };
                 ring.remove(at);
             }
-            if !emptied {
-                self.activate(node, qp);
-            }
+            stays
+        };
+        if !emptied && !stays {
+            self.activate(node, qp);
         }
         if M::HOOKS.injected {
             let view = self.view(qp);
