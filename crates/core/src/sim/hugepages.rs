@@ -6,38 +6,88 @@
 //! only to memory that asks for them (`madvise` mode), and glibc's heap asks only when a tunable
 //! is set before the process starts; so a large run's memory asks, and is collapsed into huge
 //! pages, early in the run and again after twice as many events each time, as packets, events
-//! and send queues take more of it. Where pages come from changes no result.
+//! and send queues take more of it. A run that becomes large as it goes, its sources' backlogs
+//! growing, asks from then on. Where pages come from changes no result.
+
+use super::memory::LARGE_RUN_BYTES;
 
 /// Mappings smaller than one huge page (2 MiB) cannot hold one.
 const MIN_MAPPING_BYTES: usize = 2 << 20;
 
-/// When a run asks for huge pages: never if it is small, else at doubling event counts.
+/// When a run asks for huge pages: at doubling event counts, once it is large.
 pub(crate) struct Advisor {
-    /// Events processed at which to ask next; `u64::MAX` for a small run.
+    /// Events processed at which to look next.
     next: u64,
+    /// The run's estimate (`memory::estimate_bytes`) as built; `None` once it asks, a large run
+    /// from the start.
+    short_of: Option<Growth>,
 }
 
-/// The first request, once the build is done and the first events have run.
+/// How far a run estimated below `memory::LARGE_RUN_BYTES` is from it: its estimate, and the
+/// process's resident memory when it was built.
+#[derive(Clone, Copy)]
+struct Growth {
+    estimate: f64,
+    resident_at_build: f64,
+}
+
+/// The first look, once the build is done and the first events have run.
 const FIRST_AT_EVENTS: u64 = 1 << 16;
 
 impl Advisor {
-    /// The advisor of a run that is `large` (`memory::LARGE_RUN_BYTES`): a smaller one keeps
-    /// its pages, its state within the reach of the processor's cache of 4 KiB page
-    /// translations (a few thousand entries, 6 to 12 MiB) or close to it, and collapsing costs
-    /// time.
-    pub(crate) fn new(large: bool) -> Advisor {
-        Advisor { next: if large { FIRST_AT_EVENTS } else { u64::MAX } }
+    /// The advisor of a run estimated at `estimate` bytes. A large one (`memory::
+    /// LARGE_RUN_BYTES`) asks from the first look. A smaller one keeps its pages, its state
+    /// within the reach of the processor's cache of 4 KiB page translations (a few thousand
+    /// entries, 6 to 12 MiB) or close to it, and collapsing costs time, until the resident
+    /// memory it has taken since its build brings it there: sources whose backlogs grow do
+    /// (`ib-t42`'s p = 0 IB CC run, estimated at 25 MiB, holds hundreds of MiB of queued
+    /// messages by its end, and runs 4-9% faster with huge pages over 33 ms,
+    /// docs/performance.md, 2026-11-28). Runs sharing the process share its pages, so the
+    /// memory any of them takes counts.
+    pub(crate) fn new(estimate: f64) -> Advisor {
+        let short_of = (estimate < LARGE_RUN_BYTES).then(|| Growth { estimate, resident_at_build: resident_bytes().unwrap_or(f64::INFINITY) });
+        Advisor { next: FIRST_AT_EVENTS, short_of }
     }
 
     /// With `events` processed so far (over the whole run), asks for huge pages if it is time.
     /// Best effort: a kernel without transparent huge pages or `MADV_COLLAPSE` (Linux 6.1)
     /// refuses, and nothing else changes.
     pub(crate) fn tick(&mut self, events: u64) {
-        if events >= self.next {
+        if self.due(events, resident_bytes) {
             advise_mappings();
-            self.next = events.saturating_mul(2);
         }
     }
+
+    /// Whether to ask at `events`, the process's `resident` memory read only at a look.
+    fn due(&mut self, events: u64, resident: impl FnOnce() -> Option<f64>) -> bool {
+        if events < self.next {
+            return false;
+        }
+        self.next = events.saturating_mul(2);
+        if let Some(g) = self.short_of {
+            let grown = resident().map_or(0.0, |r| r - g.resident_at_build);
+            if g.estimate + grown < LARGE_RUN_BYTES {
+                return false;
+            }
+            self.short_of = None;
+        }
+        true
+    }
+}
+
+/// The process's resident memory, from `/proc/self/statm` (in pages).
+#[cfg(target_os = "linux")]
+fn resident_bytes() -> Option<f64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: f64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    // SAFETY: sysconf reads a constant of the system.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    (page > 0).then_some(pages * page as f64)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn resident_bytes() -> Option<f64> {
+    None
 }
 
 #[cfg(target_os = "linux")]
@@ -76,18 +126,26 @@ fn anonymous_writable(line: &str) -> Option<(usize, usize)> {
 
 #[cfg(test)]
 mod tests {
-    use super::{anonymous_writable, Advisor, FIRST_AT_EVENTS};
+    use super::{anonymous_writable, Advisor, Growth, FIRST_AT_EVENTS, LARGE_RUN_BYTES};
 
     #[test]
     fn a_large_run_asks_early_then_at_doubling_event_counts() {
-        let mut a = Advisor { next: FIRST_AT_EVENTS };
-        a.tick(FIRST_AT_EVENTS - 1);
-        assert_eq!(a.next, FIRST_AT_EVENTS, "not yet");
-        a.tick(FIRST_AT_EVENTS + 5);
-        assert_eq!(a.next, 2 * (FIRST_AT_EVENTS + 5));
-        let mut small = Advisor { next: u64::MAX };
-        small.tick(u64::MAX - 1);
-        assert_eq!(small.next, u64::MAX, "a small run never asks");
+        let mut a = Advisor::new(LARGE_RUN_BYTES);
+        let unread = || -> Option<f64> { panic!("a large run does not read its memory") };
+        assert!(!a.due(FIRST_AT_EVENTS - 1, unread), "not yet");
+        assert!(a.due(FIRST_AT_EVENTS + 5, unread));
+        assert!(!a.due(2 * (FIRST_AT_EVENTS + 5) - 1, unread));
+        assert!(a.due(2 * (FIRST_AT_EVENTS + 5), unread));
+    }
+
+    #[test]
+    fn a_smaller_run_asks_once_its_growth_makes_it_large_and_from_then_on() {
+        let mib = 1024.0 * 1024.0;
+        let mut a = Advisor { next: FIRST_AT_EVENTS, short_of: Some(Growth { estimate: 25.0 * mib, resident_at_build: 100.0 * mib }) };
+        assert!(!a.due(FIRST_AT_EVENTS, || Some(106.0 * mib)), "31 MiB");
+        assert!(!a.due(4 * FIRST_AT_EVENTS, || None), "nothing known: no growth");
+        assert!(a.due(8 * FIRST_AT_EVENTS, || Some(107.0 * mib)), "32 MiB");
+        assert!(a.due(16 * FIRST_AT_EVENTS, || panic!("not read again")));
     }
 
     #[test]

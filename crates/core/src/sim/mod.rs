@@ -546,7 +546,7 @@ impl<M: Mechanism> Sim<M> {
             mech_vcs,
             vcs,
             vc_groups,
-            huge_pages: hugepages::Advisor::new(large),
+            huge_pages: hugepages::Advisor::new(estimate),
             prefetching: large,
             predicting: large && memory::last_level_cache_bytes().is_none_or(|llc| estimate > llc),
             switches,
