@@ -18,8 +18,8 @@ const MIN_MAPPING_BYTES: usize = 2 << 20;
 pub(crate) struct Advisor {
     /// Events processed at which to look next.
     next: u64,
-    /// The run's estimate (`memory::estimate_bytes`) as built; `None` once it asks, a large run
-    /// from the start.
+    /// How a run estimated below `memory::LARGE_RUN_BYTES` may grow into one; `None` for a large
+    /// run, and for a smaller one once it has.
     short_of: Option<Growth>,
 }
 
@@ -45,6 +45,7 @@ impl Advisor {
     /// docs/performance.md, 2026-11-28). Runs sharing the process share its pages, so the
     /// memory any of them takes counts.
     pub(crate) fn new(estimate: f64) -> Advisor {
+        // Memory that cannot be read at the build never counts as grown.
         let short_of = (estimate < LARGE_RUN_BYTES).then(|| Growth { estimate, resident_at_build: resident_bytes().unwrap_or(f64::INFINITY) });
         Advisor { next: FIRST_AT_EVENTS, short_of }
     }

@@ -142,7 +142,8 @@ impl<M: Mechanism> Sim<M> {
     /// the ring's search and two moves were most of its cost (docs/performance.md, 2026-11-28).
     fn stay_in_ring(&self, node: NodeId, at: usize, qp: QpId) -> bool {
         let ring = &self.nics[node.idx()].ring;
-        ring[at].age == self.age(qp) && ring.get(at + 1).is_none_or(|next| next.age > ring[at].age)
+        let age = ring[at].age;
+        age == self.age(qp) && ring.get(at + 1).is_none_or(|next| next.age > age)
     }
 
     /// Injects what the link can take now: a queued control packet first (interleaved into a
@@ -423,17 +424,15 @@ impl<M: Mechanism> Sim<M> {
         if emptied {
             q.active = false;
         }
-        let stays = kept && {
-            // Where it was, unless a mechanism requeued a packet meanwhile and moved the queues.
-            let in_place = self.nics[node.idx()].ring.get(at).is_some_and(|e| e.qp == qp);
-            let stays = in_place && !emptied && self.stay_in_ring(node, at, qp);
-            if !stays {
-                let ring = &mut self.nics[node.idx()].ring;
-                let at = if in_place { at } else { ring.iter().position(|e| e.qp == qp).expect("a kept queue is in the ring") };
-                ring.remove(at);
-            }
-            stays
-        };
+        // A kept queue is where it was, unless a mechanism requeued a packet meanwhile and moved
+        // the queues.
+        let in_place = kept && self.nics[node.idx()].ring.get(at).is_some_and(|e| e.qp == qp);
+        let stays = in_place && !emptied && self.stay_in_ring(node, at, qp);
+        if kept && !stays {
+            let ring = &mut self.nics[node.idx()].ring;
+            let at = if in_place { at } else { ring.iter().position(|e| e.qp == qp).expect("a kept queue is in the ring") };
+            ring.remove(at);
+        }
         if !emptied && !stays {
             self.activate(node, qp);
         }
