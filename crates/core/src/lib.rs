@@ -13,6 +13,7 @@ pub mod error;
 mod hint;
 pub mod ids;
 pub mod nic;
+pub mod node_map;
 pub mod packet;
 pub mod plugin;
 pub mod rng;

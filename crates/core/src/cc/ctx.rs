@@ -76,6 +76,11 @@ impl<H> Ctx<'_, H> {
         self.now
     }
 
+    /// Hosts in the network (numbered `0..hosts`), for state kept per host.
+    pub fn hosts(&self) -> usize {
+        self.control_queues.len()
+    }
+
     /// A count that grows with every action hooks take through this context (control packets,
     /// actions on other entities, timers and wake-ups): a hook that only reads leaves it as it
     /// was (`tests/hooks.rs` holds `Mechanism::GATE_ONLY_READS` to it).

@@ -4,6 +4,7 @@
 //! switch's buffer.
 
 use crate::ids::{ChannelId, ClassId, NodeId, PacketId, QpId};
+use crate::node_map::NodeMap;
 use crate::time::Time;
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
@@ -132,9 +133,8 @@ pub struct Nic {
     /// Active send queues in service order (round-robin, or by the age of their oldest packet):
     /// the front is tried first.
     pub ring: VecDeque<InRing>,
-    /// Send queue of each destination, created on first use. Looked up, never iterated, so its
-    /// order cannot leak into results.
-    pub qp_of: FxHashMap<NodeId, QpId>,
+    /// Send queue of each destination, created on first use.
+    pub qp_of: NodeMap<QpId>,
     /// Earliest pending wake-up, to avoid scheduling duplicates.
     pub wake_at: Option<Time>,
     /// The transmit FIFO (`nic.tx_fifo_bytes`): data packets picked from the send queues, in
@@ -178,7 +178,8 @@ impl Nic {
         self.lines.iter().any(|&(l, _, stopped)| l == id && stopped)
     }
 
-    pub fn new(out: ChannelId, inp: ChannelId, credits: Vec<crate::switch::Credits>) -> Nic {
+    /// A NIC of a network of `hosts` hosts.
+    pub fn new(out: ChannelId, inp: ChannelId, credits: Vec<crate::switch::Credits>, hosts: usize) -> Nic {
         Nic {
             out,
             inp,
@@ -187,7 +188,7 @@ impl Nic {
             sending_control: false,
             stretch: 0,
             ring: VecDeque::new(),
-            qp_of: FxHashMap::default(),
+            qp_of: NodeMap::new(hosts),
             wake_at: None,
             tx: VecDeque::new(),
             tx_bytes: 0,

@@ -501,7 +501,7 @@ impl<M: Mechanism> Sim<M> {
                 Credits::new(pooling, own.max(1), capacity)
             })
             .collect();
-        let mut nics: Vec<Nic> = (0..topo.hosts()).map(|h| Nic::new(topo.host_out[h], topo.host_in[h], nic_credits.clone())).collect();
+        let mut nics: Vec<Nic> = (0..topo.hosts()).map(|h| Nic::new(topo.host_out[h], topo.host_in[h], nic_credits.clone(), topo.hosts())).collect();
         // Under PFC a sender's credits only say whether it is paused; lossy senders never wait.
         if !flow.credits() {
             let outputs = switches.iter_mut().flat_map(|s| s.outputs.iter_mut()).flat_map(|o| o.vcs.iter_mut()).map(|v| &mut v.credits);

@@ -49,8 +49,8 @@ impl<M: Mechanism> Sim<M> {
         let packets = msg.packets;
         let nic = &mut self.nics[node.idx()];
         let qps = &mut self.qps;
-        let qp = match (self.p.queue_per_flow, nic.qp_of.get(&dst)) {
-            (false, Some(&qp)) => qp,
+        let qp = match (self.p.queue_per_flow, nic.qp_of.get(dst)) {
+            (false, Some(qp)) => qp,
             (per_flow, _) => {
                 let qp = nic.open_queue(qps, node, dst);
                 if !per_flow {
@@ -462,7 +462,7 @@ impl<M: Mechanism> Sim<M> {
         let mut ctx = mech_ctx!(self, RngAt::Nic(node));
         if self.mech.release_queue(&mut ctx, view) {
             if !self.p.queue_per_flow {
-                self.nics[node.idx()].qp_of.remove(&view.dst);
+                self.nics[node.idx()].qp_of.remove(view.dst);
             }
             self.qps.slots[qp.idx()].open = false;
             self.qps.free.push(qp);

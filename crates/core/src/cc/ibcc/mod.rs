@@ -25,6 +25,7 @@ use crate::cc::{throttle, Ctx, Gate, Hooks, Mechanism, OutputView, QueueView, Re
 use crate::config::Config;
 use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{NodeId, PortId, SwitchId, Vc};
+use crate::node_map::NodeMap;
 use crate::packet::{Packet, PacketKind};
 use crate::time::{ps_from_ns, Time};
 use rand::RngExt;
@@ -35,8 +36,8 @@ const DATA_VC: Vc = 1;
 /// Control packet subtypes.
 const CNP: u8 = 1;
 const ACK: u8 = 2;
-/// The flow key's destination under SL granularity: one CCTI for all of a source's flows.
-const ALL_DESTINATIONS: NodeId = NodeId::MAX;
+/// Under SL granularity a source's flows share one CCTI, kept under this key in its table.
+const ALL_DESTINATIONS: NodeId = NodeId(0);
 
 /// IB CC's header fields besides FECN (`Packet::marked`, set at switches [thesis §2.3.2]).
 #[derive(Clone, Copy, Debug, Default)]
@@ -56,8 +57,10 @@ pub struct IbCc {
     congested: FxHashSet<(SwitchId, PortId)>,
     /// Eligible packets per port since its last mark (counter marking).
     eligible: FxHashMap<(SwitchId, PortId), u32>,
-    /// Flows with a CCTI above the minimum or a pending gap; the others inject freely.
-    flows: FxHashMap<(NodeId, NodeId), Flow>,
+    /// Per source, by destination: flows with a CCTI above the minimum or a pending gap; the
+    /// others inject freely. A source's table grows with its flows (`NodeMap`): at p = 0 in the
+    /// windy forest a source throttles most of its 647 flows.
+    flows: Vec<NodeMap<Flow>>,
     marks: u64,
     becns: u64,
 }
@@ -130,7 +133,7 @@ examples model Paper III's hardware switches: a single threshold at 64 KiB of a 
             timer: ps_from_ns(c.ccti_timer_ns),
             congested: FxHashSet::default(),
             eligible: FxHashMap::default(),
-            flows: FxHashMap::default(),
+            flows: Vec::new(),
             marks: 0,
             becns: 0,
             cfg: c,
@@ -139,11 +142,24 @@ examples model Paper III's hardware switches: a single threshold at 64 KiB of a 
 }
 
 impl IbCc {
-    fn key(&self, src: NodeId, dst: NodeId) -> (NodeId, NodeId) {
+    /// The key of flow `dst` in its source's table.
+    fn key(&self, dst: NodeId) -> NodeId {
         match self.cfg.granularity {
-            Granularity::Qp => (src, dst),
-            Granularity::Sl => (src, ALL_DESTINATIONS),
+            Granularity::Qp => dst,
+            Granularity::Sl => ALL_DESTINATIONS,
         }
+    }
+
+    fn flow(&self, src: NodeId, dst: NodeId) -> Option<Flow> {
+        self.flows.get(src.idx())?.get(self.key(dst))
+    }
+
+    /// Source `src`'s table, made on first use for a network of `hosts` hosts.
+    fn flows_of(&mut self, src: NodeId, hosts: usize) -> &mut NodeMap<Flow> {
+        if self.flows.len() <= src.idx() {
+            self.flows.resize_with(src.idx() + 1, || NodeMap::new(hosts));
+        }
+        &mut self.flows[src.idx()]
     }
 
     /// Timer expiries in (since, t], and the time of the next one after t.
@@ -259,47 +275,48 @@ impl Mechanism for IbCc {
         }
         self.becns += 1;
         let now = ctx.now();
-        let key = self.key(node, pkt.src);
-        let (ccti, last_end) = match self.flows.get(&key) {
-            Some(f) => (self.ccti_at(f, now), f.last_end),
+        let (ccti, last_end) = match self.flow(node, pkt.src) {
+            Some(f) => (self.ccti_at(&f, now), f.last_end),
             None => (self.cfg.ccti_min, None),
         };
         let ccti = ccti.saturating_add(self.cfg.ccti_increase).min(self.cfg.ccti_limit);
-        self.flows.insert(key, Flow { ccti, since: now, last_end });
+        let key = self.key(pkt.src);
+        self.flows_of(node, ctx.hosts()).insert(key, Flow { ccti, since: now, last_end });
     }
 
     fn inject_gate(&mut self, ctx: &mut Ctx<IbCcHeader>, q: QueueView) -> Gate {
         let now = ctx.now();
-        let Some(f) = self.flows.get(&self.key(q.src, q.dst)) else { return Gate::Now(DATA_VC) };
+        let Some(f) = self.flow(q.src, q.dst) else { return Gate::Now(DATA_VC) };
         let Some(last_end) = f.last_end else { return Gate::Now(DATA_VC) };
         let at = throttle::earliest(last_end, now, |t| {
             let (_, next) = self.expiries(f.since, t);
-            (self.cct[self.ccti_at(f, t) as usize], next)
+            (self.cct[self.ccti_at(&f, t) as usize], next)
         });
         Gate::not_before(at, now, DATA_VC)
     }
 
     fn on_injected(&mut self, ctx: &mut Ctx<IbCcHeader>, q: QueueView, pkt: &mut Packet<IbCcHeader>) {
         let now = ctx.now();
-        let key = self.key(q.src, q.dst);
+        let key = self.key(q.dst);
         let min_delay = self.cct[self.cfg.ccti_min as usize];
-        let flow = self.flows.get(&key).copied();
+        let flow = self.flow(q.src, q.dst);
         match flow {
             // Back at the minimum with no delay: forget the flow, so state stays proportional to
             // the throttled flows.
             Some(f) if min_delay == 0 && self.ccti_at(&f, now) == self.cfg.ccti_min => {
-                self.flows.remove(&key);
+                self.flows[q.src.idx()].remove(key);
             }
             None if min_delay == 0 => {}
             _ => {
                 let f = flow.unwrap_or(Flow { ccti: self.cfg.ccti_min, since: now, last_end: None });
-                self.flows.insert(key, Flow { last_end: Some(now + q.link_rate.serialization(pkt.bytes)), ..f });
+                let end = now + q.link_rate.serialization(pkt.bytes);
+                self.flows_of(q.src, ctx.hosts()).insert(key, Flow { last_end: Some(end), ..f });
             }
         }
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
-        vec![("marks", self.marks), ("becns", self.becns), ("throttled_flows", self.flows.len() as u64)]
+        vec![("marks", self.marks), ("becns", self.becns), ("throttled_flows", self.flows.iter().map(|f| f.len() as u64).sum())]
     }
 }
 
