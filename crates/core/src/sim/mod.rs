@@ -294,6 +294,9 @@ pub struct Sim<M: Mechanism> {
     /// 4,096-host run (80 MiB) fits these machines' 260 MiB and gained nothing for 6% more
     /// instructions; a 65,536-host run gained about 1.12x (docs/performance.md, 2026-11-27).
     predicting: bool,
+    /// The lines of a switch output its events read (`Output::read_lines`), which the
+    /// prefetch asks for: every output of a run has the same VCs.
+    output_lines: u8,
     pub(crate) switches: Vec<Switch>,
     pub(crate) nics: Vec<Nic>,
     pub(crate) control: ControlQueues,
@@ -548,6 +551,7 @@ impl<M: Mechanism> Sim<M> {
             vc_groups,
             huge_pages: hugepages::Advisor::new(estimate),
             prefetching: large,
+            output_lines: switches.iter().find_map(|sw| sw.outputs.first()).map_or(0, crate::switch::Output::read_lines),
             predicting: large && memory::last_level_cache_bytes().is_none_or(|llc| estimate > llc),
             switches,
             nics,

@@ -22,10 +22,10 @@
 use super::Sim;
 use crate::cc::Mechanism;
 use crate::engine::Event;
-use crate::hint::{prefetch, prefetch_lines};
+use crate::hint::{prefetch, prefetch_at, prefetch_lines};
 use crate::ids::{Endpoint, SwitchId};
 use crate::routing::{Flow, Route};
-use crate::switch::Switch;
+use crate::switch::{Output, Switch};
 
 /// Input `i`'s crossbar reads and requested outputs, in arrays of their own: a request, a grant
 /// and a crossing's end read them (perf at 65,536 hosts: the crossing's end waited on them for
@@ -43,6 +43,18 @@ impl<M: Mechanism> Sim<M> {
         let sw = &self.switches[s.idx()];
         prefetch(sw);
         prefetch(&sw.in_reads);
+    }
+
+    /// The lines of output `o` that events read: a third line holds a second VC, which a run
+    /// with one VC never reads (`Output::read_lines`).
+    #[inline(always)]
+    fn prefetch_output(&self, o: &Output) {
+        let base = o as *const Output as usize;
+        let mut lines = self.output_lines;
+        while lines != 0 {
+            prefetch_at(base + 64 * lines.trailing_zeros() as usize);
+            lines &= lines - 1;
+        }
     }
 
     /// Prefetches for the three events that pop after the one about to run, one stage each,
@@ -76,7 +88,7 @@ impl<M: Mechanism> Sim<M> {
             Some(Event::Deliver { pkt, .. }) => prefetch_lines(self.slab.get(*pkt)),
             Some(Event::XbarDone { sw, inp, out, .. }) => {
                 let s = &self.switches[sw.idx()];
-                prefetch_lines(&s.outputs[out.idx()]);
+                self.prefetch_output(&s.outputs[out.idx()]);
                 prefetch_lines(s.input(inp.idx(), 0));
             }
             _ => {}
@@ -84,7 +96,7 @@ impl<M: Mechanism> Sim<M> {
         match self.events.peek_current(0) {
             Some(Event::LinkFree { ch } | Event::Credit { ch, .. }) => {
                 if let Endpoint::Switch(s, p) = self.topo.channels[ch.idx()].from {
-                    prefetch_lines(&self.switches[s.idx()].outputs[p.idx()]);
+                    self.prefetch_output(&self.switches[s.idx()].outputs[p.idx()]);
                 }
             }
             Some(Event::XbarDone { sw, inp, .. }) => prefetch_input_counters(&self.switches[sw.idx()], inp.idx()),
@@ -98,7 +110,7 @@ impl<M: Mechanism> Sim<M> {
                         let p = self.slab.get(*pkt);
                         let flow = Flow { src: p.src, id: p.flow };
                         if let Some(out) = p.ahead.map(|(port, _)| port).or_else(|| self.routing.predict(s, p.dst, flow, &sw.rng)) {
-                            prefetch_lines(&sw.outputs[out.idx()]);
+                            self.prefetch_output(&sw.outputs[out.idx()]);
                         }
                     }
                 }

@@ -196,13 +196,17 @@ pub struct OutLink {
     pub to_host: bool,
 }
 
-/// Two cache lines, aligned, each of which `sim::prefetch` asks for. It took three: the
-/// crossbar's rate is the switch's (`Switch::xbar`), the far end of the link a flag, and the
-/// optional fields use their values' niches (docs/performance.md, 2026-11-27).
+/// Three cache lines, aligned, each of which `sim::prefetch` asks for; a run with one VC per
+/// output reads two of them (`Output::read_lines`). The fields other than
+/// the VCs once took three lines of their own: the crossbar's rate is the switch's
+/// (`Switch::xbar`), the far end of the link a flag, and the optional fields use their values'
+/// niches (docs/performance.md, 2026-11-27). Two VCs are inline: IB CC, ECN and SRP put a
+/// control VC beside the data VC, and reached both through a pointer to an allocation of their
+/// own, a miss more per event at the output (docs/performance.md, 2026-11-28).
 #[repr(align(64))]
 pub struct Output {
     pub link: OutLink,
-    pub vcs: SmallVec<[OutputVc; 1]>,
+    pub vcs: SmallVec<[OutputVc; 2]>,
     /// Round-robin among VCs of one priority class: the VC offset served first.
     pub vc_rr: u8,
     /// The same for the link: among the VCs of one class with a packet ready to go, the VC
@@ -224,7 +228,7 @@ pub struct Output {
     pub stretch: crate::time::Time,
 }
 
-const _: () = assert!(std::mem::size_of::<Output>() <= 128, "Output outgrew two cache lines");
+const _: () = assert!(std::mem::size_of::<Output>() <= 192, "Output outgrew three cache lines");
 
 /// `Output::deferred_free` when no release waits.
 const NEVER: crate::time::Time = crate::time::Time::MAX;
@@ -262,6 +266,36 @@ impl OutputExtra {
 }
 
 impl Output {
+    /// The cache lines of this output that events read, as a mask (bit k: the k-th line), for
+    /// its number of VCs: what `sim::prefetch` asks for. One VC leaves a line unread (three
+    /// lines asked for where two are read). Found from where the fields are, wherever the
+    /// compiler puts them; VCs out of line (more than two) leave every line asked for.
+    pub fn read_lines(&self) -> u8 {
+        use std::mem::size_of;
+        let base = self as *const Output as usize;
+        let span = |at: usize, len: usize| (at / 64..=(at + len - 1) / 64).fold(0u8, |mask, line| mask | 1 << line);
+        let field = |r: *const u8, len: usize| span(r as usize - base, len);
+        if self.vcs.spilled() {
+            return span(0, size_of::<Output>());
+        }
+        let vcs_at = std::mem::offset_of!(Output, vcs);
+        let data = self.vcs.as_ptr() as usize - base;
+        // The `SmallVec`'s length: after its inline data or before it.
+        let length = if data == vcs_at { span(vcs_at + 2 * size_of::<OutputVc>(), 8) } else { span(vcs_at, 8) };
+        let scalars = [
+            field(std::ptr::addr_of!(self.link).cast(), size_of::<OutLink>()),
+            field(std::ptr::addr_of!(self.vc_rr), 1),
+            field(std::ptr::addr_of!(self.link_rr), 1),
+            field(std::ptr::addr_of!(self.xbar_busy).cast(), 1),
+            field(std::ptr::addr_of!(self.link_busy).cast(), 1),
+            field(std::ptr::addr_of!(self.sending).cast(), size_of::<Option<(Vc, NonZeroU32)>>()),
+            field(std::ptr::addr_of!(self.deferred_free).cast(), 8),
+            field(std::ptr::addr_of!(self.crossing).cast(), 4),
+            field(std::ptr::addr_of!(self.stretch).cast(), 8),
+        ];
+        scalars.iter().fold(span(data, self.vcs.len() * size_of::<OutputVc>()) | length, |mask, m| mask | m)
+    }
+
     /// The link finished its packet: it is idle, and the packet's bytes leave the buffer.
     /// Whether a packet was on it (not a start deferred until its tail arrived).
     pub fn end_transmission(&mut self) -> bool {
@@ -560,8 +594,8 @@ pub fn next_from(mask: u64, from: u32) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use super::{next_from, OutFifo};
-    use crate::ids::{NodeId, PacketId, PortId, QpId};
+    use super::{next_from, Credits, OutFifo, OutLink, Output, OutputVc, Pooling, NEVER};
+    use crate::ids::{ChannelId, NodeId, PacketId, PortId, QpId};
     use crate::packet::{Packet, PacketKind, Slab};
     use crate::routing::Leg;
 
@@ -627,5 +661,28 @@ mod tests {
         assert_eq!(next_from(0b1010, 0), 1);
         assert_eq!(next_from(0b1010, 2), 3);
         assert_eq!(next_from(0b1010, 4), 1);
+    }
+
+    /// An output with one VC reads two of its three cache lines, with two all three, with more
+    /// (its VCs out of line) all three too.
+    #[test]
+    fn outputs_read_lines_by_vcs() {
+        let vc = || OutputVc { fifo: OutFifo::EMPTY, bytes: 0, queued: 0, req: 0, credits: Credits::new(Pooling::Shared, 1, 0), rr: 0, peak: 0 };
+        let link = OutLink { ch: ChannelId(0), rate: crate::time::Rate { mbps: 1 }, latency: 0, to_host: false };
+        let output = |vcs: usize| Output {
+            link,
+            vcs: (0..vcs).map(|_| vc()).collect(),
+            vc_rr: 0,
+            link_rr: 0,
+            xbar_busy: false,
+            link_busy: false,
+            sending: None,
+            deferred_free: NEVER,
+            crossing: 0,
+            stretch: 0,
+        };
+        let lines: Vec<u32> = (1..=3).map(|n| output(n).read_lines().count_ones()).collect();
+        assert_eq!(lines, [2, 3, 3]);
+        assert_eq!(output(2).read_lines(), 0b111);
     }
 }
