@@ -196,11 +196,11 @@ pub struct OutLink {
     pub to_host: bool,
 }
 
-/// Three cache lines, aligned, each of which `sim::prefetch` asks for; a run with one VC per
-/// output reads two of them (`Output::read_lines`). The fields other than
-/// the VCs once took three lines of their own: the crossbar's rate is the switch's
-/// (`Switch::xbar`), the far end of the link a flag, and the optional fields use their values'
-/// niches (docs/performance.md, 2026-11-27). Two VCs are inline: IB CC, ECN and SRP put a
+/// Three cache lines, aligned; a run with one VC per output reads two of them, and
+/// `sim::prefetch` asks for those (`Output::read_lines`). The fields other than the VCs once
+/// took three lines of their own: the crossbar's rate is the switch's (`Switch::xbar`), the far
+/// end of the link a flag, and the optional fields use their values' niches
+/// (docs/performance.md, 2026-11-27). Two VCs are inline: IB CC, ECN and SRP put a
 /// control VC beside the data VC, and reached both through a pointer to an allocation of their
 /// own, a miss more per event at the output (docs/performance.md, 2026-11-28).
 #[repr(align(64))]
@@ -281,7 +281,7 @@ impl Output {
         let vcs_at = std::mem::offset_of!(Output, vcs);
         let data = self.vcs.as_ptr() as usize - base;
         // The `SmallVec`'s length: after its inline data or before it.
-        let length = if data == vcs_at { span(vcs_at + 2 * size_of::<OutputVc>(), 8) } else { span(vcs_at, 8) };
+        let length = if data == vcs_at { span(vcs_at + self.vcs.inline_size() * size_of::<OutputVc>(), 8) } else { span(vcs_at, 8) };
         let scalars = [
             field(std::ptr::addr_of!(self.link).cast(), size_of::<OutLink>()),
             field(std::ptr::addr_of!(self.vc_rr), 1),
