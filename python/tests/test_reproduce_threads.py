@@ -18,10 +18,10 @@ import threading
 import pytest
 
 import lossless
-from lossless.reproduce import TARGETS, ibcc, reproduce, santos
+from lossless.reproduce import TARGETS, cbcm, ibcc, reproduce, santos, srp
 
-# Targets that simulate nothing (IB-T6.5 is arithmetic) or reuse another target's runs.
-RUN_NOTHING = {"ib-t65", "srp-11"}
+# Targets that simulate nothing (IB-T6.5 is arithmetic).
+RUN_NOTHING = {"ib-t65"}
 COMPARED = ["simulation.warmup_ns=5000", "simulation.measure_ns=15000"]
 CUT = ["simulation.warmup_ns=0", "simulation.measure_ns=2000"]
 
@@ -50,28 +50,36 @@ def _deterministic(out) -> tuple:
     return (json.dumps(summary, sort_keys=True), *out[1:])
 
 
-# Checks over runs of 2 us divide by zero; their figures are not wanted here.
+# Settings compared in this process so far: a setting several targets run is compared once per
+# test process (once per worker under pytest-xdist).
+_COMPARED_SETTINGS: set = set()
+_LOCK = threading.Lock()
+
+
+# One test per target, so that the targets spread over pytest's workers (all of them in one test
+# took 101 s, the suite's longest). Checks over runs of 2 us divide by zero; their figures are
+# not wanted here.
 @pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")
-def test_every_setting_reproduce_runs_gives_the_same_results_on_two_threads(tmp_path, monkeypatch):
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_every_setting_reproduce_runs_gives_the_same_results_on_two_threads(tmp_path, monkeypatch, target):
     native = sys.modules["lossless.run"]._lossless
     run = native.run
-    compared, differ, runs, lock = set(), [], {}, threading.Lock()
-    current = [""]
+    seen, differ = set(), []
 
     def intercept(*, overrides, **config):
         setting = _setting(config, overrides)
-        with lock:
-            runs[current[0]] = runs.get(current[0], 0) + 1
-            first = setting not in compared
-            compared.add(setting)
+        with _LOCK:
+            seen.add(setting)
+            first = setting not in _COMPARED_SETTINGS
+            _COMPARED_SETTINGS.add(setting)
         if first:
             try:
                 one = run(**config, overrides=[*overrides, *COMPARED, "simulation.threads=1"])
                 two = run(**config, overrides=[*overrides, *COMPARED, "simulation.threads=2", 'simulation.partition="round_robin"'])
                 if _deterministic(one) != _deterministic(two):
-                    differ.append((current[0], setting, "results differ"))
+                    differ.append((setting, "results differ"))
             except Exception as e:  # refused on two threads, or a crash: the target would swallow it
-                differ.append((current[0], setting, repr(e)))
+                differ.append((setting, repr(e)))
         return run(**config, overrides=[*overrides, *CUT])
 
     def sweep(base, _out, *, overrides, product, **_):
@@ -82,12 +90,20 @@ def test_every_setting_reproduce_runs_gives_the_same_results_on_two_threads(tmp_
     monkeypatch.setattr(native, "run", intercept)
     for module in (ibcc, santos):
         monkeypatch.setattr(module, "sweep", sweep)
-    for id in TARGETS:
-        current[0] = id
-        try:
-            reproduce(id, tmp_path, jobs=1)
-        except Exception:  # checks over runs of 2 us divide by zero, find no series...
-            pass
+    # Targets share runs through these caches (SRP's uniform sweep, CBCM's 512-node runs): each
+    # target here runs its own, whichever ran before it in this process, and leaves none of
+    # these cut runs for a later test.
+    shared = (srp._uniform_sweep, cbcm._fb512)
+    for runs in shared:
+        runs.cache_clear()
+    try:
+        reproduce(target, tmp_path, jobs=1)
+    except Exception:  # checks over runs of 2 us divide by zero, find no series...
+        pass
+    finally:
+        for runs in shared:
+            runs.cache_clear()
     assert not differ, differ
-    assert {id for id in TARGETS if runs.get(id, 0) == 0} == RUN_NOTHING, runs
-    assert len(compared) > len(TARGETS)
+    # Every target but those that simulate nothing ran settings, each compared by this test or
+    # by an earlier one in this process.
+    assert bool(seen) == (target not in RUN_NOTHING), seen
