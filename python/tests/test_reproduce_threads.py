@@ -18,7 +18,7 @@ import threading
 import pytest
 
 import lossless
-from lossless.reproduce import TARGETS, cbcm, ibcc, reproduce, santos, srp
+from lossless.reproduce import TARGETS, ibcc, reproduce, santos
 
 # Targets that simulate nothing (IB-T6.5 is arithmetic).
 RUN_NOTHING = {"ib-t65"}
@@ -48,6 +48,17 @@ def _deterministic(out) -> tuple:
     summary = json.loads(out[0])
     summary.pop("wall_s")
     return (json.dumps(summary, sort_keys=True), *out[1:])
+
+
+def _clear_shared_runs() -> None:
+    """Empties the caches through which targets share runs (`functools.lru_cache`s of the
+    reproduction modules: SRP's uniform sweep, CBCM's 512-node runs), so that each target here
+    runs its own settings whichever ran before it in this process, and leaves none of these cut
+    runs for a later test."""
+    for name, module in list(sys.modules.items()):
+        if name.startswith("lossless.reproduce"):
+            for cached in [v for v in vars(module).values() if hasattr(v, "cache_clear")]:
+                cached.cache_clear()
 
 
 # Settings compared in this process so far: a setting several targets run is compared once per
@@ -90,19 +101,13 @@ def test_every_setting_reproduce_runs_gives_the_same_results_on_two_threads(tmp_
     monkeypatch.setattr(native, "run", intercept)
     for module in (ibcc, santos):
         monkeypatch.setattr(module, "sweep", sweep)
-    # Targets share runs through these caches (SRP's uniform sweep, CBCM's 512-node runs): each
-    # target here runs its own, whichever ran before it in this process, and leaves none of
-    # these cut runs for a later test.
-    shared = (srp._uniform_sweep, cbcm._fb512)
-    for runs in shared:
-        runs.cache_clear()
+    _clear_shared_runs()
     try:
         reproduce(target, tmp_path, jobs=1)
     except Exception:  # checks over runs of 2 us divide by zero, find no series...
         pass
     finally:
-        for runs in shared:
-            runs.cache_clear()
+        _clear_shared_runs()
     assert not differ, differ
     # Every target but those that simulate nothing ran settings, each compared by this test or
     # by an earlier one in this process.
