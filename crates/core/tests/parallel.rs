@@ -1,7 +1,8 @@
 //! A run split over threads (`simulation.threads`) gives the one-thread results bit for bit:
 //! every shipped example, under each mechanism that runs on several threads, on two threads
 //! divided two ways (pods together; switches dealt out in turn, so every channel between
-//! switches crosses threads); and a division no thread could run ahead of is refused by name.
+//! switches crosses threads), and on one thread served in blocks (`simulation.blocks`); and a
+//! division no thread could run ahead of is refused by name.
 
 mod common;
 use common::*;
@@ -27,10 +28,12 @@ fn examples() -> Vec<PathBuf> {
     out.into_iter().map(|p| p.strip_prefix(&root).unwrap().to_path_buf()).collect()
 }
 
-/// `cfg` run through the engine the CLI and Python use, on `threads` threads divided `how`.
-fn run_on(cfg: &Config, threads: u32, how: &str) -> Result<Summary, String> {
+/// `cfg` run through the engine the CLI and Python use, on `threads` threads divided `how`
+/// (one thread: in `blocks` blocks).
+fn run_on(cfg: &Config, threads: u32, how: &str, blocks: u32) -> Result<Summary, String> {
     let mut cfg = cfg.clone();
     cfg.simulation.threads = threads;
+    cfg.simulation.blocks = blocks;
     cfg.simulation.partition = toml::Value::String(how.into()).try_into().unwrap();
     lossless_core::check(&cfg).map_err(|e| e.to_string())?;
     lossless_core::run(&cfg, &mut |_| std::ops::ControlFlow::Continue(())).map_err(|e| e.to_string())
@@ -44,20 +47,26 @@ fn assert_same(what: &str, a: &Summary, b: &Summary) {
     assert_eq!(format!("{:?}", a.flows), format!("{:?}", b.flows), "{what}: flow rows differ");
 }
 
-/// Runs `cfg` on one thread and on two, divided `linear` and `round_robin`: identical
-/// results, or, for a run that cannot be split, the same refusal naming a key from both
-/// divisions. True if it ran.
+/// Runs `cfg` on one thread and on two, divided `linear` and `round_robin`, and on one in five
+/// blocks: identical results, or, for a run that cannot be split, the same refusal naming a
+/// key from both divisions, and a refusal of the blocks naming theirs. True if it ran.
 fn same_on_every_division(what: &str, cfg: &Config) -> bool {
-    let one = run_on(cfg, 1, "linear").unwrap_or_else(|e| panic!("{what}: {e}"));
-    match (run_on(cfg, 2, "linear"), run_on(cfg, 2, "round_robin")) {
+    let one = run_on(cfg, 1, "linear", 1).unwrap_or_else(|e| panic!("{what}: {e}"));
+    match (run_on(cfg, 2, "linear", 1), run_on(cfg, 2, "round_robin", 1)) {
         (Ok(linear), Ok(dealt)) => {
             assert_same(&format!("{what}, 2 threads"), &one, &linear);
             assert_same(&format!("{what}, 2 threads dealt in turn"), &one, &dealt);
+            assert_same(&format!("{what}, 5 blocks"), &one, &run_on(cfg, 1, "linear", 5).unwrap_or_else(|e| panic!("{what}, 5 blocks: {e}")));
             true
         }
         (Err(a), Err(b)) => {
             assert_eq!(a, b, "{what}: refused differently by the two divisions");
             assert!(a.contains("or set simulation.threads = 1"), "{what}: a refusal says what to do: {a}");
+            let blocks = run_on(cfg, 1, "linear", 5).expect_err("refused on threads but served in blocks");
+            assert!(
+                blocks.contains("`simulation.blocks`") && blocks.contains("set simulation.blocks = 1"),
+                "{what}: a refusal of blocks says what to do: {blocks}"
+            );
             false
         }
         (a, b) => panic!("{what}: one division ran and the other did not: {:?} / {:?}", a.err(), b.err()),
@@ -185,11 +194,12 @@ fn the_reproductions_variants_run_bit_for_bit_on_several_threads() {
 #[test]
 fn a_deadlock_is_found_and_reported_alike_on_several_threads() {
     let cfg = example_with("deadlock/ring4_clockwise.toml", &[]);
-    let one = run_on(&cfg, 1, "linear").unwrap();
+    let one = run_on(&cfg, 1, "linear", 1).unwrap();
     assert!(one.deadlock.is_some(), "the example deadlocks");
     for (threads, how) in [(2, "linear"), (2, "round_robin")] {
-        assert_same(&format!("{threads} threads"), &one, &run_on(&cfg, threads, how).unwrap());
+        assert_same(&format!("{threads} threads"), &one, &run_on(&cfg, threads, how, 1).unwrap());
     }
+    assert_same("4 blocks", &one, &run_on(&cfg, 1, "linear", 4).unwrap());
 }
 
 #[test]
@@ -209,7 +219,10 @@ fn ecmp_and_per_output_buffers_run_bit_for_bit_on_several_threads() {
 #[test]
 fn a_division_no_thread_could_run_ahead_of_is_refused_naming_the_setting() {
     let cfg = example_with("fattree256_uniform.toml", &["topology.latency_ns=0"]);
-    let e = run_on(&cfg, 2, "linear").expect_err("refused");
+    let e = run_on(&cfg, 2, "linear", 1).expect_err("refused");
     assert!(e.contains("`simulation.threads`") && e.contains("no latency"), "{e}");
-    run_on(&cfg, 1, "linear").expect("runs on one thread");
+    let e = run_on(&cfg, 1, "linear", 4).expect_err("refused");
+    assert!(e.contains("`simulation.blocks`") && e.contains("no latency") && e.contains("set simulation.blocks = 1"), "{e}");
+    run_on(&cfg, 1, "linear", 1).expect("runs on one thread");
+    run_on(&cfg, 1, "linear", 0).expect("blocks chosen by size: none for a small run, and never across a channel of no latency");
 }

@@ -51,6 +51,9 @@ pub struct SimulationConfig {
     pub threads: u32,
     /// How a run on several threads divides the network among them (`sim::partition`).
     pub partition: Partitioner,
+    /// Blocks a one-thread run serves one after another in each window (`sim::blocks`); 0:
+    /// chosen from the run's size, 1: none. Results are identical for every count.
+    pub blocks: u32,
 }
 
 impl Default for SimulationConfig {
@@ -65,6 +68,7 @@ impl Default for SimulationConfig {
             record_flows: false,
             threads: 1,
             partition: Partitioner::Linear,
+            blocks: 0,
         }
     }
 }

@@ -25,6 +25,12 @@ const BUCKET_SHIFT: u32 = 10;
 /// events per nanosecond (65,536 hosts: about 3,600), and a bucket of that many costs more to
 /// gather and sort than four of a quarter the size (docs/performance.md, 2026-11-27).
 const BUCKET_SHIFT_LARGE: u32 = 8;
+/// A block's queue (`sim::blocks`) holds only its block's events, a hundredth of a large
+/// network's: its buckets are 2^14 ps (16 ns) wide, so that each still gathers enough events for
+/// the prefetch to look ahead in (at 65,536 hosts in 128 blocks, 2^14 ps ran 0.81 of the
+/// unblocked time, 2^16 ps 0.85; at 4,096 hosts in 32 blocks, 2^10 ps 1.16, 2^12 ps 1.15, 2^14 ps
+/// 0.99: docs/performance.md, "Blocks").
+const BUCKET_SHIFT_BLOCK: u32 = 14;
 const RING_BITS: u32 = 14;
 const RING: u64 = 1 << RING_BITS;
 
@@ -123,8 +129,17 @@ impl EventQueue {
     /// An empty queue, its buckets sized for a `large` network (`memory::LARGE_RUN_BYTES`) or
     /// a smaller one. The width changes the work, never the order of the events.
     pub fn new(large: bool) -> Self {
+        Self::with_shift(if large { BUCKET_SHIFT_LARGE } else { BUCKET_SHIFT })
+    }
+
+    /// An empty queue for one block of a run served block by block (`sim::blocks`).
+    pub fn for_block() -> Self {
+        Self::with_shift(BUCKET_SHIFT_BLOCK)
+    }
+
+    fn with_shift(shift: u32) -> Self {
         EventQueue {
-            shift: if large { BUCKET_SHIFT_LARGE } else { BUCKET_SHIFT },
+            shift,
             base: 0,
             current: Vec::new(),
             slots: vec![EMPTY; RING as usize],
@@ -363,8 +378,7 @@ mod tests {
 
     #[test]
     fn full_buckets_spill_into_more_chunks_and_still_pop_in_order() {
-        for large in [false, true] {
-            let mut q = EventQueue::new(large);
+        for mut q in [EventQueue::new(false), EventQueue::new(true), EventQueue::for_block()] {
             let shift = q.shift;
             // 3 * CHUNK + 1 events in one bucket, pushed in a scrambled order, and some in the
             // next buckets and beyond the ring.

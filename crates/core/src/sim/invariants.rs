@@ -103,7 +103,7 @@ impl<M: Mechanism> Sim<M> {
             PacketKind::Data => data_in_network += 1,
             PacketKind::Control(_) => control_in_network += 1,
         };
-        for ev in self.events.pending() {
+        for ev in self.pending() {
             match *ev {
                 Event::HeadArrive { ch, pkt } | Event::Deliver { ch, pkt } => {
                     let p = self.slab.get(pkt);

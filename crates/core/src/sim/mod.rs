@@ -35,6 +35,7 @@ macro_rules! mech_ctx {
 }
 
 mod barrier;
+mod blocks;
 mod deadlock;
 mod hugepages;
 mod invariants;
@@ -326,6 +327,8 @@ pub struct Sim<M: Mechanism> {
     pub(crate) p: Params,
     /// In a run split over threads: this partition, and what it sends the others.
     pub(crate) part: Option<partition::Part<M::Header>>,
+    /// In a one-thread run served block by block (`sim::blocks`): the blocks.
+    blocks: Option<blocks::Blocks>,
 }
 
 impl<M: Mechanism> Sim<M> {
@@ -592,6 +595,7 @@ impl<M: Mechanism> Sim<M> {
             },
             topo,
             part,
+            blocks: None,
         };
         for s in 0..sim.traffic.sources.len() {
             let node = sim.traffic.sources[s].node;
@@ -600,6 +604,11 @@ impl<M: Mechanism> Sim<M> {
             }
             if let Some(t) = sim.traffic.first(s) {
                 sim.events.push(t, Event::Arrival { source: s as u32 });
+            }
+        }
+        if sim.part.is_none() {
+            if let Some(layout) = blocks::layout::<M>(cfg, &sim.topo, estimate)? {
+                sim.divide(layout);
             }
         }
         Ok(sim)
@@ -645,19 +654,35 @@ impl<M: Mechanism> Sim<M> {
     /// Processes every event before `until`, unless the watchdog finds a deadlock first (then
     /// `deadlock()` says what and the time stays where it stopped) or `progress` breaks.
     pub fn run_until(&mut self, until: Time, progress: &mut OnProgress) -> Result<(), RunError> {
+        let ran = self.advance(until, progress);
+        self.order_records();
+        ran
+    }
+
+    fn advance(&mut self, until: Time, progress: &mut OnProgress) -> Result<(), RunError> {
         loop {
             // The watchdog looks before the first event at or after its check time runs.
             let bound = until.min(self.watchdog.next_check);
-            while let Some((t, ev)) = self.events.pop_before(bound) {
-                self.step(t, ev);
-                if self.events.processed() & 0xFFFF == 0 {
-                    self.huge_pages.tick(self.events.processed());
-                    if progress(&Progress { now: self.now, end: self.end, events: self.events.processed() }).is_break() {
+            if self.blocks.is_some() {
+                while let Some(start) = self.next_time().filter(|&t| t < bound) {
+                    self.run_window_in_blocks(start.saturating_add(self.block_window()).min(bound));
+                    self.huge_pages.tick(self.processed());
+                    if progress(&Progress { now: self.now, end: self.end, events: self.processed() }).is_break() {
                         return Err(RunError::Interrupted);
                     }
                 }
+            } else {
+                while let Some((t, ev)) = self.events.pop_before(bound) {
+                    self.step(t, ev);
+                    if self.events.processed() & 0xFFFF == 0 {
+                        self.huge_pages.tick(self.events.processed());
+                        if progress(&Progress { now: self.now, end: self.end, events: self.events.processed() }).is_break() {
+                            return Err(RunError::Interrupted);
+                        }
+                    }
+                }
             }
-            match self.events.next_time() {
+            match self.next_time() {
                 Some(t) if t < until => {
                     self.now = t;
                     self.deadlock = self.watch(false);
@@ -669,7 +694,7 @@ impl<M: Mechanism> Sim<M> {
             }
         }
         // With no event left before `until`, packets still inside never will move.
-        self.deadlock = self.watch(self.events.is_empty());
+        self.deadlock = self.watch(self.drained());
         if self.deadlock.is_none() {
             self.now = until;
         }
@@ -771,7 +796,7 @@ impl<M: Mechanism> Sim<M> {
 
     /// The results so far; `wall_s` is reported as the run's wall-clock time.
     pub fn summary(&self, wall_s: f64) -> Summary {
-        self.summary_of(wall_s, self.events.processed(), self.mech.counters(), self.queued_packets(), self.isolation_counters())
+        self.summary_of(wall_s, self.processed(), self.mech.counters(), self.queued_packets(), self.isolation_counters())
     }
 
     /// Data packets of messages still waiting in send queues.

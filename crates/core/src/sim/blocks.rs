@@ -1,0 +1,196 @@
+//! One thread serving a large network block by block (docs/architecture.md, "Blocks").
+//!
+//! On a large network an event's state lies anywhere in a gigabyte, and each first load of it
+//! misses the caches and, on these machines (virtual machines whose host maps memory in 4 KiB
+//! pages), the TLB: at 65,536 hosts about five page walks and eighteen reads from memory per
+//! event (docs/performance.md, "Blocks"). The parallel engine (`sim::parallel`) shows what the
+//! model allows: within a window shorter than every channel between two partitions, each
+//! partition's events may run without the others'. Here one thread runs a window's events
+//! block by block, each block (switches with their hosts, `partition::Layout`) a hundredth of
+//! the network, so that its pages and lines serve thousands of events in a row.
+//!
+//! Why the results are those of the plain loop: as in `sim::parallel`, each entity's state is
+//! touched only by its own events, which keep their order, and what one block causes in another
+//! happens at least a window later. Changes to the duplicate counts of packets delivered in
+//! another block wait for the window's end, as between threads (`nic::Copies`); completed-flow
+//! records are put back in the plain loop's order (`Flows::sort_records`).
+
+use super::partition::Layout;
+use super::Sim;
+use crate::cc::Mechanism;
+use crate::config::{Config, Partitioner};
+use crate::engine::{Event, EventQueue};
+use crate::error::{ConfigError, ConfigResult};
+use crate::time::Time;
+use std::sync::Arc;
+
+/// Runs estimated at this size or more are served in blocks unless `simulation.blocks` says
+/// otherwise: the 65,536-host tree (1.2 GiB estimated) ran 1.25 times as fast in blocks, the
+/// 4,096-host one (79 MiB) no faster (docs/performance.md, "Blocks").
+const BLOCKED_RUN_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
+
+/// Estimated bytes per block when the count is chosen: 65,536 hosts in 64, 128, 256 and 512
+/// blocks ran 0.79-0.89, 0.79-0.81, 0.85 and 0.87 of the unblocked time (docs/performance.md,
+/// "Blocks"); 10 MiB gives it 123.
+const BLOCK_BYTES: f64 = 10.0 * 1024.0 * 1024.0;
+
+pub(crate) struct Blocks {
+    layout: Arc<Layout>,
+    /// The event queue of every block but the one being served (`Sim::events` holds that).
+    queues: Vec<EventQueue>,
+    /// The block being served.
+    cur: usize,
+    /// Per traffic source: its host's block.
+    source_block: Vec<u16>,
+}
+
+impl Blocks {
+    /// The block of the entity `ev` acts on; `None` for a mechanism's timer, which names none.
+    fn owner(&self, ev: &Event) -> Option<usize> {
+        let l = &self.layout;
+        Some(match *ev {
+            Event::HeadArrive { ch, .. } | Event::Deliver { ch, .. } | Event::PauseRefresh { ch, .. } => l.down[ch.idx()],
+            Event::Credit { ch, .. } | Event::Pause { ch, .. } | Event::PauseEnd { ch, .. } | Event::Isolation { ch, .. } | Event::LinkFree { ch } => {
+                l.up[ch.idx()]
+            }
+            Event::XbarDone { sw, .. } | Event::TailIn { sw, .. } | Event::HeadCheck { sw, .. } => l.of_switch[sw.idx()],
+            Event::NicWake { node } => l.of_host[node.idx()],
+            Event::Arrival { source } => self.source_block[source as usize],
+            Event::Timer { .. } => return None,
+        } as usize)
+    }
+}
+
+/// The division of `cfg`'s network into blocks for a one-thread run estimated at
+/// `estimate_bytes`, if it is to be served in blocks.
+pub(super) fn layout<M: Mechanism>(cfg: &Config, topo: &crate::topology::Topology, estimate_bytes: f64) -> ConfigResult<Option<Layout>> {
+    let chosen = cfg.simulation.blocks == 0;
+    let n = match cfg.simulation.blocks {
+        0 if estimate_bytes >= BLOCKED_RUN_BYTES => (estimate_bytes / BLOCK_BYTES) as usize,
+        0 => 1,
+        n => n as usize,
+    };
+    if n <= 1 {
+        return Ok(None);
+    }
+    if !M::PARTITIONED {
+        return if chosen {
+            Ok(None)
+        } else {
+            Err(ConfigError::new(
+                "simulation.blocks",
+                "this mechanism cannot yet be served in blocks (its hooks have not been shown to touch only their own NIC's or switch's state): set simulation.blocks = 1",
+            ))
+        };
+    }
+    match Layout::new(topo, n, Partitioner::Linear) {
+        Ok(layout) if layout.parts > 1 => Ok(Some(layout)),
+        Ok(_) => Ok(None),
+        Err(_) if chosen => Ok(None),
+        Err(_) => Err(ConfigError::new(
+            "simulation.blocks",
+            "a channel between two blocks has no latency, so no block could run ahead of another: give links a latency above 0, or set simulation.blocks = 1",
+        )),
+    }
+}
+
+impl<M: Mechanism> Sim<M> {
+    /// Serves the run in `layout`'s blocks from now on: each pending event moves to its block's
+    /// queue, in the order it would have popped. Nothing changes if an event names no entity (a
+    /// mechanism's timer).
+    pub(super) fn divide(&mut self, layout: Layout) {
+        let source_block = self.traffic.sources.iter().map(|s| layout.of_host[s.node.idx()]).collect();
+        let layout = Arc::new(layout);
+        let mut blocks = Blocks { queues: (0..layout.parts).map(|_| EventQueue::for_block()).collect(), layout: layout.clone(), cur: 0, source_block };
+        if self.events.pending().any(|ev| blocks.owner(ev).is_none()) {
+            return;
+        }
+        // The queue built so far leaves with the events it popped to move them; in its place, an
+        // empty one stands for the block being served while that block's queue is out.
+        let mut built = std::mem::replace(&mut self.events, EventQueue::for_block());
+        while let Some((t, ev)) = built.pop_before(Time::MAX) {
+            let b = blocks.owner(&ev).expect("every pending event has an owner");
+            blocks.queues[b].push(t, ev);
+        }
+        std::mem::swap(&mut self.events, &mut blocks.queues[0]);
+        self.copies.away = Some(crate::nic::Away { me: 0, layout, out: Vec::new() });
+        self.blocks = Some(blocks);
+    }
+
+    /// Schedules `ev` in another block, if it acts on one: true if it did.
+    #[inline]
+    pub(super) fn post_to_block(&mut self, at: Time, ev: Event) -> bool {
+        let Some(b) = &mut self.blocks else { return false };
+        match b.layout.home(&ev) {
+            Some(q) if q as usize != b.cur => {
+                b.queues[q as usize].push(at, ev);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Makes block `b`'s queue the one events pop from and are pushed to.
+    fn serve_block(&mut self, b: usize) {
+        let blocks = self.blocks.as_mut().expect("a run in blocks");
+        std::mem::swap(&mut self.events, &mut blocks.queues[blocks.cur]);
+        std::mem::swap(&mut self.events, &mut blocks.queues[b]);
+        blocks.cur = b;
+        if let Some(away) = &mut self.copies.away {
+            away.me = b as u16;
+        }
+    }
+
+    /// Runs every event due before `until` (at most a window after the earliest), block by
+    /// block; then applies the duplicate-count changes blocks made for each other.
+    pub(super) fn run_window_in_blocks(&mut self, until: Time) {
+        let n = self.blocks.as_ref().expect("a run in blocks").queues.len();
+        for b in 0..n {
+            self.serve_block(b);
+            while let Some((t, ev)) = self.events.pop_before(until) {
+                self.step(t, ev);
+            }
+        }
+        let changes = self.copies.away.as_mut().map(|a| std::mem::take(&mut a.out)).unwrap_or_default();
+        for (_, change, uid) in changes {
+            self.copies.apply(change, uid);
+        }
+    }
+
+    /// The shortest channel between two blocks: the longest window.
+    pub(super) fn block_window(&self) -> Time {
+        self.blocks.as_ref().expect("a run in blocks").layout.lookahead
+    }
+
+    /// The time of the earliest pending event, in any block.
+    pub(super) fn next_time(&mut self) -> Option<Time> {
+        let others = self.blocks.as_mut().and_then(|b| b.queues.iter_mut().filter_map(EventQueue::next_time).min());
+        match (self.events.next_time(), others) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Events processed so far, in every block.
+    pub(crate) fn processed(&self) -> u64 {
+        self.events.processed() + self.blocks.as_ref().map_or(0, |b| b.queues.iter().map(EventQueue::processed).sum())
+    }
+
+    /// Whether no event is pending in any block.
+    pub(super) fn drained(&self) -> bool {
+        self.events.is_empty() && self.blocks.as_ref().is_none_or(|b| b.queues.iter().all(EventQueue::is_empty))
+    }
+
+    /// Every pending event, of every block (for invariant checks).
+    pub(super) fn pending(&self) -> impl Iterator<Item = &Event> {
+        self.events.pending().chain(self.blocks.iter().flat_map(|b| b.queues.iter().flat_map(EventQueue::pending)))
+    }
+
+    /// Puts completed-flow records in the order the plain loop completes them.
+    pub(super) fn order_records(&mut self) {
+        if self.blocks.is_some() {
+            let host_in = &self.topo.host_in;
+            self.stats.flows.sort_records(|h| host_in[h.idx()].0 as u64);
+        }
+    }
+}
