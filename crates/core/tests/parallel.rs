@@ -1,8 +1,8 @@
 //! A run split over threads (`simulation.threads`) gives the one-thread results bit for bit:
 //! every shipped example, under each mechanism that runs on several threads, on two threads
 //! divided two ways (pods together; switches dealt out in turn, so every channel between
-//! switches crosses threads), and on one thread served in blocks (`simulation.blocks`); and a
-//! division no thread could run ahead of is refused by name.
+//! switches crosses threads), and served in blocks (`simulation.blocks`) on one thread and on
+//! two; and a division no thread could run ahead of is refused by name.
 
 mod common;
 use common::*;
@@ -47,14 +47,15 @@ fn assert_same(what: &str, a: &Summary, b: &Summary) {
     assert_eq!(format!("{:?}", a.flows), format!("{:?}", b.flows), "{what}: flow rows differ");
 }
 
-/// Runs `cfg` on one thread and on two, divided `linear` and `round_robin`, and on one in five
-/// blocks: identical results, or, for a run that cannot be split, the same refusal naming a
-/// key from both divisions, and a refusal of the blocks naming theirs. True if it ran.
+/// Runs `cfg` on one thread; on two, divided `linear` (each thread's partition in three blocks)
+/// and `round_robin`; and on one in five blocks: identical results, or, for a run that cannot
+/// be split, the same refusal naming a key from both divisions, and a refusal of the blocks
+/// naming theirs. True if it ran.
 fn same_on_every_division(what: &str, cfg: &Config) -> bool {
     let one = run_on(cfg, 1, "linear", 1).unwrap_or_else(|e| panic!("{what}: {e}"));
-    match (run_on(cfg, 2, "linear", 1), run_on(cfg, 2, "round_robin", 1)) {
+    match (run_on(cfg, 2, "linear", 3), run_on(cfg, 2, "round_robin", 1)) {
         (Ok(linear), Ok(dealt)) => {
-            assert_same(&format!("{what}, 2 threads"), &one, &linear);
+            assert_same(&format!("{what}, 2 threads of 3 blocks"), &one, &linear);
             assert_same(&format!("{what}, 2 threads dealt in turn"), &one, &dealt);
             assert_same(&format!("{what}, 5 blocks"), &one, &run_on(cfg, 1, "linear", 5).unwrap_or_else(|e| panic!("{what}, 5 blocks: {e}")));
             true
@@ -197,9 +198,10 @@ fn a_deadlock_is_found_and_reported_alike_on_several_threads() {
     let one = run_on(&cfg, 1, "linear", 1).unwrap();
     assert!(one.deadlock.is_some(), "the example deadlocks");
     for (threads, how) in [(2, "linear"), (2, "round_robin")] {
-        assert_same(&format!("{threads} threads"), &one, &run_on(&cfg, threads, how, 1).unwrap());
+        assert_same(&format!("{threads} threads {how}"), &one, &run_on(&cfg, threads, how, 1).unwrap());
     }
     assert_same("4 blocks", &one, &run_on(&cfg, 1, "linear", 4).unwrap());
+    assert_same("2 threads of 2 blocks", &one, &run_on(&cfg, 2, "linear", 2).unwrap());
 }
 
 #[test]

@@ -11,9 +11,11 @@
 //!
 //! Why the results are those of the plain loop: as in `sim::parallel`, each entity's state is
 //! touched only by its own events, which keep their order, and what one block causes in another
-//! happens at least a window later. Changes to the duplicate counts of packets delivered in
-//! another block wait for the window's end, as between threads (`nic::Copies`); completed-flow
-//! records are put back in the plain loop's order (`Flows::sort_records`).
+//! happens at least a window later. Blocks share the duplicate table (`nic::Copies`): a change
+//! to it made in one block arrives before any copy it counts can, as between threads.
+//! Completed-flow records are put back in the plain loop's order (`Flows::sort_records`). On
+//! several threads each thread serves its own partition's blocks (blocks of one `linear`
+//! division nest in the threads': block `b` of `n` per thread belongs to thread `b / n`).
 
 use super::partition::Layout;
 use super::Sim;
@@ -22,7 +24,6 @@ use crate::config::{Config, Partitioner};
 use crate::engine::{Event, EventQueue};
 use crate::error::{ConfigError, ConfigResult};
 use crate::time::Time;
-use std::sync::Arc;
 
 /// Runs estimated at this size or more are served in blocks unless `simulation.blocks` says
 /// otherwise: the 65,536-host tree (1.2 GiB estimated) ran 1.25 times as fast in blocks, the
@@ -35,7 +36,7 @@ const BLOCKED_RUN_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
 const BLOCK_BYTES: f64 = 10.0 * 1024.0 * 1024.0;
 
 pub(crate) struct Blocks {
-    layout: Arc<Layout>,
+    layout: Layout,
     /// The event queue of every block but the one being served (`Sim::events` holds that).
     queues: Vec<EventQueue>,
     /// The block being served.
@@ -61,15 +62,26 @@ impl Blocks {
     }
 }
 
-/// The division of `cfg`'s network into blocks for a one-thread run estimated at
-/// `estimate_bytes`, if it is to be served in blocks.
-pub(super) fn layout<M: Mechanism>(cfg: &Config, topo: &crate::topology::Topology, estimate_bytes: f64) -> ConfigResult<Option<Layout>> {
+/// The division of `cfg`'s network into blocks, if a run estimated at `estimate_bytes` is to be
+/// served in blocks, each thread's own (`threads` partitions of the same `linear` division:
+/// block `b` belongs to partition `b / (blocks per thread)`).
+pub(super) fn layout<M: Mechanism>(cfg: &Config, topo: &crate::topology::Topology, estimate_bytes: f64, threads: usize) -> ConfigResult<Option<Layout>> {
     let chosen = cfg.simulation.blocks == 0;
-    let n = match cfg.simulation.blocks {
-        0 if estimate_bytes >= BLOCKED_RUN_BYTES => (estimate_bytes / BLOCK_BYTES) as usize,
+    let per_thread = estimate_bytes / threads as f64;
+    let mut n = match cfg.simulation.blocks {
+        0 if per_thread >= BLOCKED_RUN_BYTES => (per_thread / BLOCK_BYTES) as usize,
         0 => 1,
         n => n as usize,
     };
+    // Blocks nest in the threads' partitions only when both divide each tree level alike, and
+    // into no more blocks than a level has switches.
+    if threads > 1 {
+        let smallest_level = (0..).map_while(|l| Some(topo.switches.iter().filter(|s| s.level == l).count()).filter(|&c| c > 0)).min().unwrap_or(0);
+        n = n.min(smallest_level / threads);
+        if cfg.simulation.partition != Partitioner::Linear {
+            n = 1;
+        }
+    }
     if n <= 1 {
         return Ok(None);
     }
@@ -83,8 +95,8 @@ pub(super) fn layout<M: Mechanism>(cfg: &Config, topo: &crate::topology::Topolog
             ))
         };
     }
-    match Layout::new(topo, n, Partitioner::Linear) {
-        Ok(layout) if layout.parts > 1 => Ok(Some(layout)),
+    match Layout::new(topo, n * threads, Partitioner::Linear) {
+        Ok(layout) if layout.parts == n * threads => Ok(Some(layout)),
         Ok(_) => Ok(None),
         Err(_) if chosen => Ok(None),
         Err(_) => Err(ConfigError::new(
@@ -100,8 +112,7 @@ impl<M: Mechanism> Sim<M> {
     /// mechanism's timer).
     pub(super) fn divide(&mut self, layout: Layout) {
         let source_block = self.traffic.sources.iter().map(|s| layout.of_host[s.node.idx()]).collect();
-        let layout = Arc::new(layout);
-        let mut blocks = Blocks { queues: (0..layout.parts).map(|_| EventQueue::for_block()).collect(), layout: layout.clone(), cur: 0, source_block };
+        let mut blocks = Blocks { queues: (0..layout.parts).map(|_| EventQueue::for_block()).collect(), layout, cur: 0, source_block };
         if self.events.pending().any(|ev| blocks.owner(ev).is_none()) {
             return;
         }
@@ -113,7 +124,6 @@ impl<M: Mechanism> Sim<M> {
             blocks.queues[b].push(t, ev);
         }
         std::mem::swap(&mut self.events, &mut blocks.queues[0]);
-        self.copies.away = Some(crate::nic::Away { me: 0, layout, out: Vec::new() });
         self.blocks = Some(blocks);
     }
 
@@ -136,30 +146,37 @@ impl<M: Mechanism> Sim<M> {
         std::mem::swap(&mut self.events, &mut blocks.queues[blocks.cur]);
         std::mem::swap(&mut self.events, &mut blocks.queues[b]);
         blocks.cur = b;
-        if let Some(away) = &mut self.copies.away {
-            away.me = b as u16;
-        }
     }
 
-    /// Runs every event due before `until` (at most a window after the earliest), block by
-    /// block; then applies the duplicate-count changes blocks made for each other.
-    pub(super) fn run_window_in_blocks(&mut self, until: Time) {
+    /// Runs every event due before `until`, in windows no longer than the shortest channel
+    /// between two blocks, each window block by block.
+    pub(super) fn run_in_blocks(&mut self, until: Time) {
         let n = self.blocks.as_ref().expect("a run in blocks").queues.len();
-        for b in 0..n {
-            self.serve_block(b);
-            while let Some((t, ev)) = self.events.pop_before(until) {
-                self.step(t, ev);
+        while let Some(start) = self.next_time().filter(|&t| t < until) {
+            let end = start.saturating_add(self.block_window()).min(until);
+            for b in 0..n {
+                self.serve_block(b);
+                while let Some((t, ev)) = self.events.pop_before(end) {
+                    self.step(t, ev);
+                }
             }
-        }
-        let changes = self.copies.away.as_mut().map(|a| std::mem::take(&mut a.out)).unwrap_or_default();
-        for (_, change, uid) in changes {
-            self.copies.apply(change, uid);
         }
     }
 
     /// The shortest channel between two blocks: the longest window.
     pub(super) fn block_window(&self) -> Time {
         self.blocks.as_ref().expect("a run in blocks").layout.lookahead
+    }
+
+    /// Schedules `ev`, which arrived from another thread, in its block.
+    pub(super) fn push_in_block(&mut self, at: Time, ev: Event) {
+        match &mut self.blocks {
+            Some(b) => match b.owner(&ev) {
+                Some(q) if q != b.cur => b.queues[q].push(at, ev),
+                _ => self.events.push(at, ev),
+            },
+            None => self.events.push(at, ev),
+        }
     }
 
     /// The time of the earliest pending event, in any block.

@@ -606,10 +606,9 @@ impl<M: Mechanism> Sim<M> {
                 sim.events.push(t, Event::Arrival { source: s as u32 });
             }
         }
-        if sim.part.is_none() {
-            if let Some(layout) = blocks::layout::<M>(cfg, &sim.topo, estimate)? {
-                sim.divide(layout);
-            }
+        let threads = sim.part.as_ref().map_or(1, |p| p.layout.parts);
+        if let Some(layout) = blocks::layout::<M>(cfg, &sim.topo, estimate, threads)? {
+            sim.divide(layout);
         }
         Ok(sim)
     }
@@ -633,6 +632,9 @@ impl<M: Mechanism> Sim<M> {
     /// Processes every event before `until`: a window of a split run (`parallel`), which
     /// reports progress and watches for deadlocks between windows.
     fn run_window(&mut self, until: Time) {
+        if self.blocks.is_some() {
+            return self.run_in_blocks(until);
+        }
         while let Some((t, ev)) = self.events.pop_before(until) {
             self.step(t, ev);
         }
@@ -665,7 +667,7 @@ impl<M: Mechanism> Sim<M> {
             let bound = until.min(self.watchdog.next_check);
             if self.blocks.is_some() {
                 while let Some(start) = self.next_time().filter(|&t| t < bound) {
-                    self.run_window_in_blocks(start.saturating_add(self.block_window()).min(bound));
+                    self.run_in_blocks(start.saturating_add(self.block_window()).min(bound));
                     self.huge_pages.tick(self.processed());
                     if progress(&Progress { now: self.now, end: self.end, events: self.processed() }).is_break() {
                         return Err(RunError::Interrupted);

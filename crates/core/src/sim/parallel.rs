@@ -214,8 +214,8 @@ fn work<M: Mechanism>(sim: &mut Sim<M>, sh: &Shared<M::Header>, lookahead: Time,
 fn publish<M: Mechanism>(sim: &mut Sim<M>, f: &Figures) {
     let part = sim.part.as_mut().expect("a partition");
     let (sent_first, sent_packets) = (std::mem::replace(&mut part.sent_first, Time::MAX), std::mem::take(&mut part.sent_packets));
-    f.next.store(sim.events.next_time().unwrap_or(Time::MAX).min(sent_first), Ordering::Release);
-    f.events.store(sim.events.processed(), Ordering::Release);
+    f.next.store(sim.next_time().unwrap_or(Time::MAX).min(sent_first), Ordering::Release);
+    f.events.store(sim.processed(), Ordering::Release);
     f.hops.store(sim.stats.counters.hops, Ordering::Release);
     f.packets.store(sim.slab.live() as u64 + sent_packets, Ordering::Release);
     f.now.store(sim.now, Ordering::Release);
@@ -225,7 +225,7 @@ fn publish<M: Mechanism>(sim: &mut Sim<M>, f: &Figures) {
 /// (the last move, packets in the network) if it stopped the run.
 fn merge<M: Mechanism>(mut sims: Vec<Sim<M>>, layout: &Layout, stuck: Option<(Time, u64)>, wall_s: f64) -> Summary {
     let counters = M::merged_counters(&sims.iter().map(|s| &s.mech).collect::<Vec<_>>());
-    let events = sims.iter().map(|s| s.events.processed()).sum();
+    let events = sims.iter().map(|s| s.processed()).sum();
     let queued = sims.iter().map(|s| s.queued_packets()).sum();
     let isolation = sims.iter().map(|s| s.isolation_counters()).reduce(|a, b| {
         a.zip(b).map(|(mut a, b)| {

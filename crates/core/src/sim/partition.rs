@@ -211,14 +211,14 @@ impl<M: Mechanism> Sim<M> {
     pub(crate) fn receive(&mut self, msgs: impl IntoIterator<Item = Msg<M::Header>>) {
         for m in msgs {
             match m {
-                Msg::Event { at, ev } => self.events.push(at, ev),
+                Msg::Event { at, ev } => self.push_in_block(at, ev),
                 Msg::Packet { at, ev: Event::HeadArrive { ch, .. }, pkt } => {
                     let pkt = self.slab.alloc(pkt);
-                    self.events.push(at, Event::HeadArrive { ch, pkt });
+                    self.push_in_block(at, Event::HeadArrive { ch, pkt });
                 }
                 Msg::Dests { at, ev: Event::Isolation { ch, vc, line, signal, .. }, dests } => {
                     let dests = self.store_dests(dests);
-                    self.events.push(at, Event::Isolation { ch, vc, line, signal, dests });
+                    self.push_in_block(at, Event::Isolation { ch, vc, line, signal, dests });
                 }
                 Msg::Flow { src, dst, class, created, packets } => self.stats.flows.created(src, dst, class, created, packets),
                 Msg::Copy { change, uid } => self.copies.apply(change, uid),
