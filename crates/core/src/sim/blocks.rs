@@ -1,4 +1,4 @@
-//! One thread serving a large network block by block (docs/architecture.md, "Blocks").
+//! A thread serving a large network block by block (docs/architecture.md, "Blocks").
 //!
 //! On a large network an event's state lies anywhere in a gigabyte, and each first load of it
 //! misses the caches and, on these machines (virtual machines whose host maps memory in 4 KiB
@@ -26,13 +26,13 @@ use crate::error::{ConfigError, ConfigResult};
 use crate::time::Time;
 
 /// Runs estimated at this size or more are served in blocks unless `simulation.blocks` says
-/// otherwise: the 65,536-host tree (1.2 GiB estimated) ran 1.25 times as fast in blocks, the
+/// otherwise: the 65,536-host tree (1.2 GiB estimated) ran in 0.83 of the time in blocks, the
 /// 4,096-host one (79 MiB) no faster (docs/performance.md, "Blocks").
 const BLOCKED_RUN_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
 
 /// Estimated bytes per block when the count is chosen: 65,536 hosts in 64, 128, 256 and 512
 /// blocks ran 0.79-0.89, 0.79-0.81, 0.85 and 0.87 of the unblocked time (docs/performance.md,
-/// "Blocks"); 10 MiB gives it 123.
+/// "Blocks"); 10 MiB gives it 123 on one thread, 60 per thread on two.
 const BLOCK_BYTES: f64 = 10.0 * 1024.0 * 1024.0;
 
 pub(crate) struct Blocks {
@@ -73,14 +73,12 @@ pub(super) fn layout<M: Mechanism>(cfg: &Config, topo: &crate::topology::Topolog
         0 => 1,
         n => n as usize,
     };
-    // Blocks nest in the threads' partitions only when both divide each tree level alike, and
-    // into no more blocks than a level has switches.
-    if threads > 1 {
-        let smallest_level = (0..).map_while(|l| Some(topo.switches.iter().filter(|s| s.level == l).count()).filter(|&c| c > 0)).min().unwrap_or(0);
-        n = n.min(smallest_level / threads);
-        if cfg.simulation.partition != Partitioner::Linear {
-            n = 1;
-        }
+    // No more blocks than a tree level has switches (per thread); and blocks nest in the
+    // threads' partitions only when both divide each level alike.
+    let smallest_level = (0..).map_while(|l| Some(topo.switches.iter().filter(|s| s.level == l).count()).filter(|&c| c > 0)).min().unwrap_or(0);
+    n = n.min(smallest_level / threads);
+    if threads > 1 && cfg.simulation.partition != Partitioner::Linear {
+        n = 1;
     }
     if n <= 1 {
         return Ok(None);
@@ -96,8 +94,7 @@ pub(super) fn layout<M: Mechanism>(cfg: &Config, topo: &crate::topology::Topolog
         };
     }
     match Layout::new(topo, n * threads, Partitioner::Linear) {
-        Ok(layout) if layout.parts == n * threads => Ok(Some(layout)),
-        Ok(_) => Ok(None),
+        Ok(layout) => Ok(Some(layout)),
         Err(_) if chosen => Ok(None),
         Err(_) => Err(ConfigError::new(
             "simulation.blocks",
