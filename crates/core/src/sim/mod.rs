@@ -327,7 +327,8 @@ pub struct Sim<M: Mechanism> {
     pub(crate) p: Params,
     /// In a run split over threads: this partition, and what it sends the others.
     pub(crate) part: Option<partition::Part<M::Header>>,
-    /// In a one-thread run served block by block (`sim::blocks`): the blocks.
+    /// In a run served block by block (`sim::blocks`): the blocks (in a split run, those of
+    /// the whole division, of which this partition's get events).
     blocks: Option<blocks::Blocks>,
 }
 
@@ -661,6 +662,7 @@ impl<M: Mechanism> Sim<M> {
         ran
     }
 
+    /// `run_until`'s loop, event by event or window by window in blocks.
     fn advance(&mut self, until: Time, progress: &mut OnProgress) -> Result<(), RunError> {
         loop {
             // The watchdog looks before the first event at or after its check time runs.
