@@ -124,19 +124,6 @@ impl<M: Mechanism> Sim<M> {
         self.blocks = Some(blocks);
     }
 
-    /// Schedules `ev` in another block, if it acts on one: true if it did.
-    #[inline]
-    pub(super) fn post_to_block(&mut self, at: Time, ev: Event) -> bool {
-        let Some(b) = &mut self.blocks else { return false };
-        match b.layout.home(&ev) {
-            Some(q) if q as usize != b.cur => {
-                b.queues[q as usize].push(at, ev);
-                true
-            }
-            _ => false,
-        }
-    }
-
     /// Makes block `b`'s queue the one events pop from and are pushed to.
     fn serve_block(&mut self, b: usize) {
         let blocks = self.blocks.as_mut().expect("a run in blocks");
@@ -146,26 +133,29 @@ impl<M: Mechanism> Sim<M> {
     }
 
     /// Runs every event due before `until`, in windows no longer than the shortest channel
-    /// between two blocks, each window block by block.
+    /// between two blocks.
     pub(super) fn run_in_blocks(&mut self, until: Time) {
-        let n = self.blocks.as_ref().expect("a run in blocks").queues.len();
         while let Some(start) = self.next_time().filter(|&t| t < until) {
-            let end = start.saturating_add(self.block_window()).min(until);
-            for b in 0..n {
-                self.serve_block(b);
-                while let Some((t, ev)) = self.events.pop_before(end) {
-                    self.step(t, ev);
-                }
+            self.run_block_window(start, until);
+        }
+    }
+
+    /// Runs one window from `start`, the earliest pending event (ending at `until` at the
+    /// latest), block by block.
+    pub(super) fn run_block_window(&mut self, start: Time, until: Time) {
+        let blocks = self.blocks.as_ref().expect("a run in blocks");
+        let (end, n) = (start.saturating_add(blocks.layout.lookahead).min(until), blocks.queues.len());
+        for b in 0..n {
+            self.serve_block(b);
+            while let Some((t, ev)) = self.events.pop_before(end) {
+                self.step(t, ev);
             }
         }
     }
 
-    /// The shortest channel between two blocks: the longest window.
-    pub(super) fn block_window(&self) -> Time {
-        self.blocks.as_ref().expect("a run in blocks").layout.lookahead
-    }
-
-    /// Schedules `ev`, which arrived from another thread, in its block.
+    /// Schedules `ev` in the block it acts on (an event that names no entity: in the block
+    /// being served, where it was made), or, without blocks, in the one queue.
+    #[inline]
     pub(super) fn push_in_block(&mut self, at: Time, ev: Event) {
         match &mut self.blocks {
             Some(b) => match b.owner(&ev) {

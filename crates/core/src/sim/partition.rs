@@ -92,7 +92,7 @@ impl Layout {
     /// The partition an event is handled in: the end of its channel it acts on. Events that
     /// name no channel stay where they were made (`None`).
     #[inline]
-    pub(crate) fn home(&self, ev: &Event) -> Option<u16> {
+    fn home(&self, ev: &Event) -> Option<u16> {
         match *ev {
             Event::HeadArrive { ch, .. } | Event::Deliver { ch, .. } => Some(self.down[ch.idx()]),
             Event::Credit { ch, .. } | Event::Pause { ch, .. } | Event::Isolation { ch, .. } => Some(self.up[ch.idx()]),
@@ -161,8 +161,7 @@ impl<M: Mechanism> Sim<M> {
     #[inline]
     pub(super) fn post(&mut self, at: Time, ev: Event) {
         match self.part.as_ref().and_then(|p| p.remote(&ev)) {
-            None if self.post_to_block(at, ev) => {}
-            None => self.events.push(at, ev),
+            None => self.push_in_block(at, ev),
             Some(q) => self.send_away(q, at, ev),
         }
     }
