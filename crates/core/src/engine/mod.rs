@@ -26,11 +26,11 @@ const BUCKET_SHIFT: u32 = 10;
 /// gather and sort than four of a quarter the size (docs/performance.md, 2026-11-27).
 const BUCKET_SHIFT_LARGE: u32 = 8;
 /// A block's queue (`sim::blocks`) holds only its block's events, a hundredth of a large
-/// network's: its buckets are 2^14 ps (16 ns) wide, so that each still gathers enough events for
-/// the prefetch to look ahead in (at 65,536 hosts in 128 blocks, 2^14 ps ran 0.81 of the
-/// unblocked time, 2^16 ps 0.85; at 4,096 hosts in 32 blocks, 2^10 ps 1.16, 2^12 ps 1.15, 2^14 ps
-/// 0.99: docs/performance.md, "Blocks").
-const BUCKET_SHIFT_BLOCK: u32 = 14;
+/// network's: its buckets are 2^11 ps (2 ns) wide, so that each still gathers events for the
+/// prefetch to look ahead in, and few enough that sorting a bucket costs little (65,536 hosts in
+/// 123 blocks, one thread, 30 us: 2^12 ps ran 0.93-0.97 of the time of 2^14 ps, 2^11 ps 0.98 of
+/// 2^12, 2^10 ps 1.03-1.04 of 2^11; docs/performance.md, "Blocks").
+const BUCKET_SHIFT_BLOCK: u32 = 11;
 const RING_BITS: u32 = 14;
 const RING: u64 = 1 << RING_BITS;
 
