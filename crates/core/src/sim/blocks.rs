@@ -39,6 +39,11 @@ pub(crate) struct Blocks {
     layout: Layout,
     /// The event queue of every block but the one being served (`Sim::events` holds that).
     queues: Vec<EventQueue>,
+    /// Per block: the events other blocks caused in it since it was last served, in the order
+    /// they were made, and the earliest one's time. They join its queue when it is served
+    /// next, so that a block's queue is written while its own events run, not while another
+    /// block's do (each write to a cold queue was a wait on memory).
+    inbox: Vec<(Vec<(Time, Event)>, Time)>,
     /// The block being served.
     cur: usize,
     /// Per traffic source: its host's block.
@@ -109,7 +114,8 @@ impl<M: Mechanism> Sim<M> {
     /// mechanism's timer).
     pub(super) fn divide(&mut self, layout: Layout) {
         let source_block = self.traffic.sources.iter().map(|s| layout.of_host[s.node.idx()]).collect();
-        let mut blocks = Blocks { queues: (0..layout.parts).map(|_| EventQueue::for_block()).collect(), layout, cur: 0, source_block };
+        let inbox = (0..layout.parts).map(|_| (Vec::new(), Time::MAX)).collect();
+        let mut blocks = Blocks { queues: (0..layout.parts).map(|_| EventQueue::for_block()).collect(), inbox, layout, cur: 0, source_block };
         if self.events.pending().any(|ev| blocks.owner(ev).is_none()) {
             return;
         }
@@ -124,12 +130,18 @@ impl<M: Mechanism> Sim<M> {
         self.blocks = Some(blocks);
     }
 
-    /// Makes block `b`'s queue the one events pop from and are pushed to.
+    /// Makes block `b`'s queue the one events pop from and are pushed to, with what other
+    /// blocks sent it.
     fn serve_block(&mut self, b: usize) {
         let blocks = self.blocks.as_mut().expect("a run in blocks");
         std::mem::swap(&mut self.events, &mut blocks.queues[blocks.cur]);
         std::mem::swap(&mut self.events, &mut blocks.queues[b]);
         blocks.cur = b;
+        let (inbox, first) = &mut blocks.inbox[b];
+        *first = Time::MAX;
+        for (at, ev) in inbox.drain(..) {
+            self.events.push(at, ev);
+        }
     }
 
     /// Runs every event due before `until`, in windows no longer than the shortest channel
@@ -159,7 +171,11 @@ impl<M: Mechanism> Sim<M> {
     pub(super) fn push_in_block(&mut self, at: Time, ev: Event) {
         match &mut self.blocks {
             Some(b) => match b.owner(&ev) {
-                Some(q) if q != b.cur => b.queues[q].push(at, ev),
+                Some(q) if q != b.cur => {
+                    let (inbox, first) = &mut b.inbox[q];
+                    inbox.push((at, ev));
+                    *first = (*first).min(at);
+                }
                 _ => self.events.push(at, ev),
             },
             None => self.events.push(at, ev),
@@ -168,7 +184,11 @@ impl<M: Mechanism> Sim<M> {
 
     /// The time of the earliest pending event, in any block.
     pub(super) fn next_time(&mut self) -> Option<Time> {
-        let others = self.blocks.as_mut().and_then(|b| b.queues.iter_mut().filter_map(EventQueue::next_time).min());
+        let others = self
+            .blocks
+            .as_mut()
+            .and_then(|b| b.queues.iter_mut().filter_map(EventQueue::next_time).chain(b.inbox.iter().map(|i| i.1)).min())
+            .filter(|&t| t < Time::MAX);
         match (self.events.next_time(), others) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -177,17 +197,18 @@ impl<M: Mechanism> Sim<M> {
 
     /// Events processed so far, in every block.
     pub(crate) fn processed(&self) -> u64 {
-        self.events.processed() + self.blocks.as_ref().map_or(0, |b| b.queues.iter().map(EventQueue::processed).sum())
+        self.events.processed() + self.blocks.as_ref().map_or(0, |b| b.queues.iter().map(EventQueue::processed).sum::<u64>())
     }
 
     /// Whether no event is pending in any block.
     pub(super) fn drained(&self) -> bool {
-        self.events.is_empty() && self.blocks.as_ref().is_none_or(|b| b.queues.iter().all(EventQueue::is_empty))
+        self.events.is_empty() && self.blocks.as_ref().is_none_or(|b| b.queues.iter().all(EventQueue::is_empty) && b.inbox.iter().all(|i| i.0.is_empty()))
     }
 
     /// Every pending event, of every block (for invariant checks).
     pub(super) fn pending(&self) -> impl Iterator<Item = &Event> {
-        self.events.pending().chain(self.blocks.iter().flat_map(|b| b.queues.iter().flat_map(EventQueue::pending)))
+        let sent = self.blocks.iter().flat_map(|b| b.inbox.iter().flat_map(|i| i.0.iter().map(|(_, ev)| ev)));
+        self.events.pending().chain(self.blocks.iter().flat_map(|b| b.queues.iter().flat_map(EventQueue::pending))).chain(sent)
     }
 
     /// Puts completed-flow records in the order the plain loop completes them.
