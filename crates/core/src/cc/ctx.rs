@@ -71,7 +71,7 @@ pub struct Ctx<'a, H> {
     pub(crate) copies: &'a mut crate::nic::Copies,
 }
 
-impl<H> Ctx<'_, H> {
+impl<H: Copy> Ctx<'_, H> {
     pub fn now(&self) -> Time {
         self.now
     }

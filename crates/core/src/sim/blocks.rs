@@ -23,6 +23,8 @@ use crate::cc::Mechanism;
 use crate::config::{Config, Partitioner};
 use crate::engine::{Event, EventQueue};
 use crate::error::{ConfigError, ConfigResult};
+use crate::ids::{ChannelId, PacketId};
+use crate::packet::Packet;
 use crate::time::Time;
 
 /// Runs estimated at this size or more are served in blocks unless `simulation.blocks` says
@@ -35,22 +37,44 @@ const BLOCKED_RUN_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
 /// "Blocks"); 10 MiB gives it 123 on one thread, 60 per thread on two.
 const BLOCK_BYTES: f64 = 10.0 * 1024.0 * 1024.0;
 
-pub(crate) struct Blocks {
+pub(crate) struct Blocks<H> {
     layout: Layout,
     /// The event queue of every block but the one being served (`Sim::events` holds that).
     queues: Vec<EventQueue>,
-    /// Per block: the events other blocks caused in it since it was last served, in the order
-    /// they were made, and the earliest one's time. They join its queue when it is served
-    /// next, so that a block's queue is written while its own events run, not while another
-    /// block's do (each write to a cold queue was a wait on memory).
-    inbox: Vec<(Vec<(Time, Event)>, Time)>,
+    /// Per block: what other blocks sent it since it was last served.
+    inbox: Vec<Inbox<H>>,
     /// The block being served.
     cur: usize,
     /// Per traffic source: its host's block.
     source_block: Vec<u16>,
 }
 
-impl Blocks {
+/// The events other blocks caused in a block since it was last served, in the order they were
+/// made. They join its queue, and the packets whose heads arrive join its slots (`Slab`'s
+/// chunks), when it is served next: so a block's queue and packets are written while its own
+/// events run, not while another block's do (each such write was a wait on memory).
+struct Inbox<H> {
+    events: Vec<(Time, Event)>,
+    /// The packets of its head arrivals (`Event::HeadArrive`'s `pkt` is an index here).
+    packets: Vec<Packet<H>>,
+    /// The earliest event's time (`Time::MAX` when empty).
+    first: Time,
+}
+
+impl<H> Inbox<H> {
+    fn send(&mut self, at: Time, ev: Event) {
+        self.events.push((at, ev));
+        self.first = self.first.min(at);
+    }
+
+    /// `packet`'s head arriving over `ch` at `at`.
+    fn send_packet(&mut self, at: Time, ch: ChannelId, packet: Packet<H>) {
+        self.packets.push(packet);
+        self.send(at, Event::HeadArrive { ch, pkt: PacketId::new(self.packets.len() - 1) });
+    }
+}
+
+impl<H> Blocks<H> {
     /// The block of the entity `ev` acts on; `None` for a mechanism's timer, which names none.
     fn owner(&self, ev: &Event) -> Option<usize> {
         let l = &self.layout;
@@ -114,7 +138,7 @@ impl<M: Mechanism> Sim<M> {
     /// mechanism's timer).
     pub(super) fn divide(&mut self, layout: Layout) {
         let source_block = self.traffic.sources.iter().map(|s| layout.of_host[s.node.idx()]).collect();
-        let inbox = (0..layout.parts).map(|_| (Vec::new(), Time::MAX)).collect();
+        let inbox = (0..layout.parts).map(|_| Inbox { events: Vec::new(), packets: Vec::new(), first: Time::MAX }).collect();
         let mut blocks = Blocks { queues: (0..layout.parts).map(|_| EventQueue::for_block()).collect(), inbox, layout, cur: 0, source_block };
         if self.events.pending().any(|ev| blocks.owner(ev).is_none()) {
             return;
@@ -127,6 +151,7 @@ impl<M: Mechanism> Sim<M> {
             blocks.queues[b].push(t, ev);
         }
         std::mem::swap(&mut self.events, &mut blocks.queues[0]);
+        self.slab.divide(blocks.layout.parts);
         self.blocks = Some(blocks);
     }
 
@@ -137,11 +162,17 @@ impl<M: Mechanism> Sim<M> {
         std::mem::swap(&mut self.events, &mut blocks.queues[blocks.cur]);
         std::mem::swap(&mut self.events, &mut blocks.queues[b]);
         blocks.cur = b;
-        let (inbox, first) = &mut blocks.inbox[b];
-        *first = Time::MAX;
-        for (at, ev) in inbox.drain(..) {
+        self.slab.serve(b);
+        let inbox = &mut blocks.inbox[b];
+        inbox.first = Time::MAX;
+        for (at, ev) in inbox.events.drain(..) {
+            let ev = match ev {
+                Event::HeadArrive { ch, pkt } => Event::HeadArrive { ch, pkt: self.slab.alloc(inbox.packets[pkt.idx()]) },
+                ev => ev,
+            };
             self.events.push(at, ev);
         }
+        inbox.packets.clear();
     }
 
     /// Runs every event due before `until`, in windows no longer than the shortest channel
@@ -169,16 +200,41 @@ impl<M: Mechanism> Sim<M> {
     /// being served, where it was made), or, without blocks, in the one queue.
     #[inline]
     pub(super) fn push_in_block(&mut self, at: Time, ev: Event) {
-        match &mut self.blocks {
-            Some(b) => match b.owner(&ev) {
-                Some(q) if q != b.cur => {
-                    let (inbox, first) = &mut b.inbox[q];
-                    inbox.push((at, ev));
-                    *first = (*first).min(at);
+        if self.blocks.is_some() {
+            self.push_to_owner(at, ev);
+        } else {
+            self.events.push(at, ev);
+        }
+    }
+
+    /// `push_in_block` in a run served in blocks: out of line, so that other runs' event
+    /// pushes stay as small as they were (`bench/counts.py`). A packet whose head arrives in
+    /// another block leaves this block's slots with it.
+    #[inline(never)]
+    fn push_to_owner(&mut self, at: Time, ev: Event) {
+        let b = self.blocks.as_mut().expect("a run in blocks");
+        match b.owner(&ev) {
+            Some(q) if q != b.cur => match ev {
+                Event::HeadArrive { ch, pkt } => {
+                    b.inbox[q].send_packet(at, ch, *self.slab.get(pkt));
+                    self.slab.release(pkt);
                 }
-                _ => self.events.push(at, ev),
+                ev => b.inbox[q].send(at, ev),
             },
-            None => self.events.push(at, ev),
+            _ => self.events.push(at, ev),
+        }
+    }
+
+    /// Schedules the arrival of `packet`'s head over channel `ch` at `at`, the packet coming
+    /// from another thread (`Sim::receive`): in its block's slots and queue.
+    pub(super) fn arrive_in_block(&mut self, at: Time, ch: ChannelId, packet: Packet<M::Header>) {
+        let elsewhere = self.blocks.as_ref().and_then(|b| b.owner(&Event::HeadArrive { ch, pkt: PacketId::MAX }).filter(|&q| q != b.cur));
+        match (&mut self.blocks, elsewhere) {
+            (Some(b), Some(q)) => b.inbox[q].send_packet(at, ch, packet),
+            _ => {
+                let pkt = self.slab.alloc(packet);
+                self.events.push(at, Event::HeadArrive { ch, pkt });
+            }
         }
     }
 
@@ -187,7 +243,7 @@ impl<M: Mechanism> Sim<M> {
         let others = self
             .blocks
             .as_mut()
-            .and_then(|b| b.queues.iter_mut().filter_map(EventQueue::next_time).chain(b.inbox.iter().map(|i| i.1)).min())
+            .and_then(|b| b.queues.iter_mut().filter_map(EventQueue::next_time).chain(b.inbox.iter().map(|i| i.first)).min())
             .filter(|&t| t < Time::MAX);
         match (self.events.next_time(), others) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -202,13 +258,26 @@ impl<M: Mechanism> Sim<M> {
 
     /// Whether no event is pending in any block.
     pub(super) fn drained(&self) -> bool {
-        self.events.is_empty() && self.blocks.as_ref().is_none_or(|b| b.queues.iter().all(EventQueue::is_empty) && b.inbox.iter().all(|i| i.0.is_empty()))
+        self.events.is_empty() && self.blocks.as_ref().is_none_or(|b| b.queues.iter().all(EventQueue::is_empty) && b.inbox.iter().all(|i| i.events.is_empty()))
     }
 
-    /// Every pending event, of every block (for invariant checks).
-    pub(super) fn pending(&self) -> impl Iterator<Item = &Event> {
-        let sent = self.blocks.iter().flat_map(|b| b.inbox.iter().flat_map(|i| i.0.iter().map(|(_, ev)| ev)));
-        self.events.pending().chain(self.blocks.iter().flat_map(|b| b.queues.iter().flat_map(EventQueue::pending))).chain(sent)
+    /// Every pending event, of every block, with the packet it carries (for invariant checks).
+    pub(super) fn pending(&self) -> impl Iterator<Item = (&Event, Option<&Packet<M::Header>>)> {
+        let slab = &self.slab;
+        let queued = self.events.pending().chain(self.blocks.iter().flat_map(|b| b.queues.iter().flat_map(EventQueue::pending)));
+        let queued = queued.map(move |ev| match ev {
+            Event::HeadArrive { pkt, .. } | Event::Deliver { pkt, .. } => (ev, Some(slab.get(*pkt))),
+            _ => (ev, None),
+        });
+        let sent = self.blocks.iter().flat_map(|b| {
+            b.inbox.iter().flat_map(|i| {
+                i.events.iter().map(|(_, ev)| match ev {
+                    Event::HeadArrive { pkt, .. } => (ev, Some(&i.packets[pkt.idx()])),
+                    _ => (ev, None),
+                })
+            })
+        });
+        queued.chain(sent)
     }
 
     /// Puts completed-flow records in the order the plain loop completes them.

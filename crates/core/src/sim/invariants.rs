@@ -103,15 +103,14 @@ impl<M: Mechanism> Sim<M> {
             PacketKind::Data => data_in_network += 1,
             PacketKind::Control(_) => control_in_network += 1,
         };
-        for ev in self.pending() {
-            match *ev {
-                Event::HeadArrive { ch, pkt } | Event::Deliver { ch, pkt } => {
-                    let p = self.slab.get(pkt);
+        for (ev, packet) in self.pending() {
+            match (*ev, packet) {
+                (Event::HeadArrive { ch, .. } | Event::Deliver { ch, .. }, Some(p)) => {
                     *on_link.entry((ch.idx(), p.vc as usize, pool_of(ch, p))).or_default() += p.bytes as u64;
                     count(p.kind);
                 }
-                Event::Credit { ch, vc, pool, bytes } => *credits_back.entry((ch.idx(), vc as usize, pool)).or_default() += bytes as u64,
-                Event::XbarDone { sw, out, vc, bytes, .. } => routed[sw.idx()][out.idx() * nv + vc as usize] += bytes as u64,
+                (Event::Credit { ch, vc, pool, bytes }, _) => *credits_back.entry((ch.idx(), vc as usize, pool)).or_default() += bytes as u64,
+                (Event::XbarDone { sw, out, vc, bytes, .. }, _) => routed[sw.idx()][out.idx() * nv + vc as usize] += bytes as u64,
                 _ => {}
             }
         }

@@ -329,7 +329,7 @@ pub struct Sim<M: Mechanism> {
     pub(crate) part: Option<partition::Part<M::Header>>,
     /// In a run served block by block (`sim::blocks`): the blocks (in a split run, those of
     /// the whole division, of which this partition's get events).
-    blocks: Option<blocks::Blocks>,
+    blocks: Option<blocks::Blocks<M::Header>>,
 }
 
 impl<M: Mechanism> Sim<M> {
