@@ -203,3 +203,56 @@ impl<H> Slab<H> {
         &mut self.packets[id.idx()]
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::{Packet, PacketKind, Slab, CHUNK_SLOTS};
+    use crate::ids::{NodeId, PortId, QpId};
+    use crate::routing::Leg;
+
+    pub(crate) fn packet(uid: u64) -> Packet<()> {
+        let (n, t) = (NodeId(0), 0);
+        Packet {
+            src: n,
+            dst: n,
+            bytes: 64,
+            kind: PacketKind::Data,
+            vc: 0,
+            class: 0,
+            qp: QpId(0),
+            flow: 0,
+            created: t,
+            ready: t,
+            injected: t,
+            head_in: t,
+            tail_in: t,
+            out_port: PortId(0),
+            leg: Leg::START,
+            ahead: None,
+            queued: t,
+            marked: false,
+            hdr: (),
+            uid,
+        }
+    }
+
+    /// In blocks, a block's packets take slots of its own chunks, and a slot released while
+    /// another block is served goes back to its own block.
+    #[test]
+    fn a_block_takes_the_slots_of_its_own_chunks() {
+        let mut slab = Slab::default();
+        slab.divide(3);
+        slab.serve(1);
+        let (a, b) = (slab.alloc(packet(1)), slab.alloc(packet(2)));
+        assert_eq!(b.idx(), a.idx() + 1, "one block's packets side by side");
+        slab.serve(2);
+        let c = slab.alloc(packet(3));
+        assert_ne!(c.idx() / CHUNK_SLOTS, a.idx() / CHUNK_SLOTS, "another block, another chunk");
+        slab.release(a);
+        let d = slab.alloc(packet(4));
+        assert_ne!(d, a, "block 1's slot is not block 2's to take");
+        slab.serve(1);
+        assert_eq!(slab.alloc(packet(5)), a);
+        assert_eq!((slab.get(a).uid, slab.get(d).uid, slab.live()), (5, 4, 4));
+    }
+}

@@ -595,35 +595,9 @@ pub fn next_from(mask: u64, from: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::{next_from, Credits, OutFifo, OutLink, Output, OutputVc, Pooling, NEVER};
-    use crate::ids::{ChannelId, NodeId, PacketId, PortId, QpId};
-    use crate::packet::{Packet, PacketKind, Slab};
-    use crate::routing::Leg;
-
-    fn packet(uid: u64) -> Packet<()> {
-        let (n, t) = (NodeId(0), 0);
-        Packet {
-            src: n,
-            dst: n,
-            bytes: 64,
-            kind: PacketKind::Data,
-            vc: 0,
-            class: 0,
-            qp: QpId(0),
-            flow: 0,
-            created: t,
-            ready: t,
-            injected: t,
-            head_in: t,
-            tail_in: t,
-            out_port: PortId(0),
-            leg: Leg::START,
-            ahead: None,
-            queued: t,
-            marked: false,
-            hdr: (),
-            uid,
-        }
-    }
+    use crate::ids::{ChannelId, PacketId};
+    use crate::packet::tests::packet;
+    use crate::packet::Slab;
 
     fn contents(f: &OutFifo, slab: &Slab<()>) -> Vec<u64> {
         f.iter(slab).map(|p| slab.get(p).uid).collect()
