@@ -11,7 +11,11 @@
 //!
 //! Why the results are those of the plain loop: as in `sim::parallel`, each entity's state is
 //! touched only by its own events, which keep their order, and what one block causes in another
-//! happens at least a window later. Blocks share the duplicate table (`nic::Copies`): a change
+//! happens at least a window later; it waits in that block's inbox until the block is served,
+//! and joins its queue then, behind the block's own events in the queue's sequence, which only
+//! breaks ties between one entity's own events (`engine`), so the order is unchanged. A packet
+//! whose head crosses moves with it into the new block's slots (`Slab`), as between threads,
+//! and keeps no reference behind. Blocks share the duplicate table (`nic::Copies`): a change
 //! to it made in one block arrives before any copy it counts can, as between threads.
 //! Completed-flow records are put back in the plain loop's order (`Flows::sort_records`). On
 //! several threads each thread serves its own partition's blocks (blocks of one `linear`
