@@ -229,19 +229,6 @@ impl<M: Mechanism> Sim<M> {
         }
     }
 
-    /// Schedules the arrival of `packet`'s head over channel `ch` at `at`, the packet coming
-    /// from another thread (`Sim::receive`): in its block's slots and queue.
-    pub(super) fn arrive_in_block(&mut self, at: Time, ch: ChannelId, packet: Packet<M::Header>) {
-        let elsewhere = self.blocks.as_ref().and_then(|b| b.owner(&Event::HeadArrive { ch, pkt: PacketId::MAX }).filter(|&q| q != b.cur));
-        match (&mut self.blocks, elsewhere) {
-            (Some(b), Some(q)) => b.inbox[q].send_packet(at, ch, packet),
-            _ => {
-                let pkt = self.slab.alloc(packet);
-                self.events.push(at, Event::HeadArrive { ch, pkt });
-            }
-        }
-    }
-
     /// The time of the earliest pending event, in any block.
     pub(super) fn next_time(&mut self) -> Option<Time> {
         let others = self

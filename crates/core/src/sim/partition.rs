@@ -211,7 +211,12 @@ impl<M: Mechanism> Sim<M> {
         for m in msgs {
             match m {
                 Msg::Event { at, ev } => self.push_in_block(at, ev),
-                Msg::Packet { at, ev: Event::HeadArrive { ch, .. }, pkt } => self.arrive_in_block(at, ch, pkt),
+                Msg::Packet { at, ev: Event::HeadArrive { ch, .. }, pkt } => {
+                    // In blocks, a packet for another block than the one being served moves on
+                    // into its inbox (`push_in_block`).
+                    let pkt = self.slab.alloc(pkt);
+                    self.push_in_block(at, Event::HeadArrive { ch, pkt });
+                }
                 Msg::Dests { at, ev: Event::Isolation { ch, vc, line, signal, .. }, dests } => {
                     let dests = self.store_dests(dests);
                     self.push_in_block(at, Event::Isolation { ch, vc, line, signal, dests });
