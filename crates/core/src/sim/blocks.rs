@@ -49,6 +49,8 @@ pub(crate) struct Blocks<H> {
     inbox: Vec<Inbox<H>>,
     /// The block being served.
     cur: usize,
+    /// Blocks per thread: block `b` belongs to partition `b / per_part`.
+    per_part: u16,
     /// Per traffic source: its host's block.
     source_block: Vec<u16>,
 }
@@ -143,9 +145,13 @@ impl<M: Mechanism> Sim<M> {
     pub(super) fn divide(&mut self, layout: Layout) {
         let source_block = self.traffic.sources.iter().map(|s| layout.of_host[s.node.idx()]).collect();
         let inbox = (0..layout.parts).map(|_| Inbox { events: Vec::new(), packets: Vec::new(), first: Time::MAX }).collect();
-        let mut blocks = Blocks { queues: (0..layout.parts).map(|_| EventQueue::for_block()).collect(), inbox, layout, cur: 0, source_block };
+        let per_part = (layout.parts / self.part.as_ref().map_or(1, |p| p.layout.parts)) as u16;
+        let mut blocks = Blocks { queues: (0..layout.parts).map(|_| EventQueue::for_block()).collect(), inbox, layout, cur: 0, per_part, source_block };
         if self.events.pending().any(|ev| blocks.owner(ev).is_none()) {
             return;
+        }
+        for sw in self.switches.iter_mut() {
+            sw.set_homes(&blocks.layout);
         }
         // The queue built so far leaves with the events it popped to move them; in its place, an
         // empty one stands for the block being served while that block's queue is out.
@@ -204,29 +210,44 @@ impl<M: Mechanism> Sim<M> {
     /// being served, where it was made), or, without blocks, in the one queue.
     #[inline]
     pub(super) fn push_in_block(&mut self, at: Time, ev: Event) {
+        match self.blocks.as_ref().and_then(|b| b.owner(&ev)) {
+            Some(home) => self.push_to_block(at, ev, home as u16),
+            None => self.events.push(at, ev),
+        }
+    }
+
+    /// Schedules `ev` in block `home`, or, without blocks, in the one queue.
+    #[inline]
+    pub(super) fn push_to_block(&mut self, at: Time, ev: Event, home: u16) {
         if self.blocks.is_some() {
-            self.push_to_owner(at, ev);
+            self.push_away(at, ev, home as usize);
         } else {
             self.events.push(at, ev);
         }
     }
 
-    /// `push_in_block` in a run served in blocks: out of line, so that other runs' event
+    /// `push_to_block` in a run served in blocks: out of line, so that other runs' event
     /// pushes stay as small as they were (`bench/counts.py`). A packet whose head arrives in
     /// another block leaves this block's slots with it.
     #[inline(never)]
-    fn push_to_owner(&mut self, at: Time, ev: Event) {
+    fn push_away(&mut self, at: Time, ev: Event, home: usize) {
         let b = self.blocks.as_mut().expect("a run in blocks");
-        match b.owner(&ev) {
-            Some(q) if q != b.cur => match ev {
-                Event::HeadArrive { ch, pkt } => {
-                    b.inbox[q].send_packet(at, ch, *self.slab.get(pkt));
-                    self.slab.release(pkt);
-                }
-                ev => b.inbox[q].send(at, ev),
-            },
-            _ => self.events.push(at, ev),
+        if home == b.cur {
+            return self.events.push(at, ev);
         }
+        match ev {
+            Event::HeadArrive { ch, pkt } => {
+                b.inbox[home].send_packet(at, ch, *self.slab.get(pkt));
+                self.slab.release(pkt);
+            }
+            ev => b.inbox[home].send(at, ev),
+        }
+    }
+
+    /// Blocks per thread (1 without blocks): the partition of a block `home` (`Sim::post_to`).
+    #[inline]
+    pub(super) fn blocks_per_part(&self) -> u16 {
+        self.blocks.as_ref().map_or(1, |b| b.per_part)
     }
 
     /// The time of the earliest pending event, in any block.

@@ -472,8 +472,8 @@ impl<M: Mechanism> Sim<M> {
             let (inp, out) = (node.ports[p.idx()].inp, node.ports[p.idx()].out);
             let c = &topo.channels[out.idx()];
             (
-                crate::switch::InLink { ch: inp, latency: topo.channels[inp.idx()].latency },
-                crate::switch::OutLink { ch: out, rate: c.rate, latency: c.latency, to_host: matches!(c.to, Endpoint::Host(_)) },
+                crate::switch::InLink { ch: inp, latency: topo.channels[inp.idx()].latency, home: 0 },
+                crate::switch::OutLink { ch: out, rate: c.rate, latency: c.latency, to_host: matches!(c.to, Endpoint::Host(_)), home: 0 },
             )
         };
         let mut switches: Vec<Switch> = topo
@@ -605,6 +605,11 @@ impl<M: Mechanism> Sim<M> {
             }
             if let Some(t) = sim.traffic.first(s) {
                 sim.events.push(t, Event::Arrival { source: s as u32 });
+            }
+        }
+        if let Some(p) = &sim.part {
+            for sw in sim.switches.iter_mut() {
+                sw.set_homes(&p.layout);
             }
         }
         let threads = sim.part.as_ref().map_or(1, |p| p.layout.parts);

@@ -134,7 +134,7 @@ impl<M: Mechanism> Sim<M> {
             FlowControl::Lossy(_) => return,
         }
         if let Some(up) = self.switches[s.idx()].input(port.idx(), vc as usize).upstream {
-            self.post(at + up.latency, Event::Credit { ch: up.ch, vc, pool, bytes });
+            self.post_to(at + up.latency, Event::Credit { ch: up.ch, vc, pool, bytes }, up.home);
         }
     }
 
@@ -530,7 +530,7 @@ impl<M: Mechanism> Sim<M> {
         }
         let now = self.now;
         let o = &self.switches[s.idx()].outputs[port.idx()];
-        let crate::switch::OutLink { ch, rate, latency, to_host } = o.link;
+        let crate::switch::OutLink { ch, rate, latency, to_host, home } = o.link;
         let interleave = o.link_busy;
         if interleave && o.sending.is_some_and(|(vc, _)| self.is_control(vc)) {
             return;
@@ -619,7 +619,7 @@ impl<M: Mechanism> Sim<M> {
         if to_host {
             self.events.push(now + latency + ser, Event::Deliver { ch, pkt });
         } else {
-            self.post(now + latency + self.p.router_latency, Event::HeadArrive { ch, pkt });
+            self.post_to(now + latency + self.p.router_latency, Event::HeadArrive { ch, pkt }, home);
         }
         if interleave {
             // More control packets may be waiting to interleave.

@@ -54,6 +54,8 @@ const _: () = assert!(std::mem::size_of::<InputVc>() == 128, "InputVc outgrew tw
 pub struct InLink {
     pub ch: ChannelId,
     pub latency: crate::time::Time,
+    /// Where the sender's events are served (`Sim::post_to`).
+    pub home: u16,
 }
 
 impl InputVc {
@@ -194,6 +196,8 @@ pub struct OutLink {
     pub latency: crate::time::Time,
     /// Whether a host is at the far end (else a switch, whose id the channel gives).
     pub to_host: bool,
+    /// Where the far end's events are served (`Sim::post_to`).
+    pub home: u16,
 }
 
 /// Three cache lines, aligned; a run with one VC per output reads two of them, and
@@ -503,6 +507,17 @@ impl Switch {
         &mut self.inputs[port * self.vcs + vc]
     }
 
+    /// Where the far ends of its links are served (`OutLink::home`, `InLink::home`): their
+    /// partitions or blocks in `layout`.
+    pub(crate) fn set_homes(&mut self, layout: &crate::sim::partition::Layout) {
+        for o in self.outputs.iter_mut() {
+            o.link.home = layout.down[o.link.ch.idx()];
+        }
+        for up in self.inputs.iter_mut().filter_map(|i| i.upstream.as_mut()) {
+            up.home = layout.up[up.ch.idx()];
+        }
+    }
+
     /// Input `port`'s VCs, in VC order.
     pub fn input_vcs(&self, port: usize) -> &[InputVc] {
         &self.inputs[port * self.vcs..(port + 1) * self.vcs]
@@ -642,7 +657,7 @@ mod tests {
     #[test]
     fn outputs_read_lines_by_vcs() {
         let vc = || OutputVc { fifo: OutFifo::EMPTY, bytes: 0, queued: 0, req: 0, credits: Credits::new(Pooling::Shared, 1, 0), rr: 0, peak: 0 };
-        let link = OutLink { ch: ChannelId(0), rate: crate::time::Rate { mbps: 1 }, latency: 0, to_host: false };
+        let link = OutLink { ch: ChannelId(0), rate: crate::time::Rate { mbps: 1 }, latency: 0, to_host: false, home: 0 };
         let output = |vcs: usize| Output {
             link,
             vcs: (0..vcs).map(|_| vc()).collect(),
