@@ -206,12 +206,13 @@ impl<M: Mechanism> Sim<M> {
         }
     }
 
-    /// Schedules `ev` in the block it acts on (an event that names no entity: in the block
-    /// being served, where it was made), or, without blocks, in the one queue.
+    /// Schedules `ev` in the block it acts on, found in the layout's tables (an event that
+    /// names no entity: in the block being served, where it was made), or, without blocks, in
+    /// the one queue.
     #[inline]
     pub(super) fn push_in_block(&mut self, at: Time, ev: Event) {
         match self.blocks.as_ref().and_then(|b| b.owner(&ev)) {
-            Some(home) => self.push_to_block(at, ev, home as u16),
+            Some(home) => self.push_away(at, ev, home),
             None => self.events.push(at, ev),
         }
     }

@@ -54,7 +54,8 @@ const _: () = assert!(std::mem::size_of::<InputVc>() == 128, "InputVc outgrew tw
 pub struct InLink {
     pub ch: ChannelId,
     pub latency: crate::time::Time,
-    /// Where the sender's events are served (`Sim::post_to`).
+    /// Where the sender's events are served (`Sim::post_to`): its block in a run served in
+    /// blocks, else its partition in a split run (`Switch::set_homes`); 0 otherwise.
     pub home: u16,
 }
 
@@ -196,7 +197,7 @@ pub struct OutLink {
     pub latency: crate::time::Time,
     /// Whether a host is at the far end (else a switch, whose id the channel gives).
     pub to_host: bool,
-    /// Where the far end's events are served (`Sim::post_to`).
+    /// Where the far end's events are served, as `InLink::home`.
     pub home: u16,
 }
 
