@@ -170,7 +170,7 @@ impl Summary {
         let source_throughput = |h: NodeId| frac(s.source_accepted[h.idx()], host_rate(h).mbps as f64, window);
         let mut classes = BTreeMap::new();
         let mut class_rates = Vec::new();
-        let unfinished = s.flows.unfinished(c.traffic.classes.len());
+        let unfinished = s.flows.unfinished();
         for (i, cl) in c.traffic.classes.iter().enumerate() {
             let rates: f64 = cl.sources.iter().map(|&h| host_rate(h).mbps as f64).sum();
             class_rates.push(rates);
