@@ -13,33 +13,28 @@ pub enum PacketKind {
 }
 
 /// A packet with header `H`, the mechanism's own (`Mechanism::Header`).
+///
+/// Two cache lines, aligned: the first holds what a hop reads and writes (routing, queues,
+/// allocation, the link), the second what only its ends and a few mechanisms read (the times
+/// statistics take at delivery, the identity, the header). Unaligned, the slab's 104- to
+/// 128-byte slots spanned two or three lines each, and every hop touched most of them
+/// (docs/performance.md, 2026-11-29).
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
 pub struct Packet<H> {
+    /// Arrival of the head at the buffer the packet is in now.
+    pub head_in: Time,
+    /// When the tail has fully arrived in the buffer the packet is in now.
+    pub tail_in: Time,
     pub src: NodeId,
     pub dst: NodeId,
     pub bytes: u32,
-    pub kind: PacketKind,
-    pub vc: Vc,
-    pub class: ClassId,
-    pub qp: QpId,
     /// Which of its source's flows to its destination the packet is in, the flow ECMP keeps on
     /// one path: 0 where one send queue takes every message to a destination, the message's
     /// queue number (`QueueView::number`) where each message has its own (`nic.send_queues =
     /// "per_flow"`). Unlike `qp`'s slot, the same however a run is split over threads. 0 for
     /// control packets.
     pub flow: u32,
-    /// Creation of the message the packet belongs to.
-    pub created: Time,
-    /// When the packet reached the head of its send queue.
-    pub ready: Time,
-    /// When its head left the source NIC.
-    pub injected: Time,
-    /// Arrival of the head at the buffer the packet is in now.
-    pub head_in: Time,
-    /// When the tail has fully arrived in the buffer the packet is in now.
-    pub tail_in: Time,
-    /// Output port chosen at the current switch.
-    pub out_port: PortId,
     /// Progress on a route with phases: the packet leaves the current switch on VC `vc` of
     /// phase `leg.phase` (`routing` module doc).
     pub leg: Leg,
@@ -47,19 +42,31 @@ pub struct Packet<H> {
     /// switch it is in (lookahead routing): with `[switch.voq] per_output_buffers` that port
     /// names the buffer the packet takes downstream, whose credits it needs to leave.
     pub ahead: Option<(PortId, Leg)>,
-    /// Time spent queuing in switch input buffers so far: at each switch, from its arrival
-    /// (past the pipeline) to its crossbar grant (SRP's "accumulated queuing time", §3). Kept
-    /// for mechanisms with `Hooks::queue_head`, the hook that judges it.
-    pub queued: Time,
+    /// Output port chosen at the current switch.
+    pub out_port: PortId,
+    pub kind: PacketKind,
+    pub class: ClassId,
+    pub vc: Vc,
     /// The packet met congestion on its way: IB CC's FECN, the SRP paper's ECN mark, Santos'
     /// full-buffer mark. Every marking mechanism sets this one bit, so statistics count marks
     /// per traffic class (`marked`, docs/metrics.md) whatever the mechanism.
     pub marked: bool,
-    /// The mechanism's header fields.
-    pub hdr: H,
+    pub qp: QpId,
+    /// Creation of the message the packet belongs to.
+    pub created: Time,
+    /// When the packet reached the head of its send queue.
+    pub ready: Time,
+    /// When its head left the source NIC.
+    pub injected: Time,
+    /// Time spent queuing in switch input buffers so far: at each switch, from its arrival
+    /// (past the pipeline) to its crossbar grant (SRP's "accumulated queuing time", §3). Kept
+    /// for mechanisms with `Hooks::queue_head`, the hook that judges it.
+    pub queued: Time,
     /// Identity of a data packet, kept by its retransmissions (0 for control packets): the
     /// receiver counts a packet delivered twice once.
     pub uid: u64,
+    /// The mechanism's header fields.
+    pub hdr: H,
 }
 
 impl<H> Packet<H> {
@@ -209,6 +216,34 @@ pub(crate) mod tests {
     use super::{Packet, PacketKind, Slab, CHUNK_SLOTS};
     use crate::ids::{NodeId, PortId, QpId};
     use crate::routing::Leg;
+
+    /// What a hop touches lies in the first cache line, whatever the mechanism's header, and
+    /// every mechanism's packet takes two lines.
+    #[test]
+    fn a_hop_reads_one_line() {
+        use std::mem::{offset_of, size_of};
+        type P = Packet<()>;
+        let hop_end = [
+            offset_of!(P, head_in) + 8,
+            offset_of!(P, tail_in) + 8,
+            offset_of!(P, ahead) + 12,
+            offset_of!(P, out_port) + 2,
+            offset_of!(P, marked) + 1,
+            offset_of!(P, qp) + 4,
+        ];
+        assert!(hop_end.iter().all(|&end| end <= 64), "{hop_end:?}");
+        assert_eq!(offset_of!(P, created), 64);
+        let sizes = [
+            size_of::<P>(),
+            size_of::<Packet<crate::cc::ibcc::IbCcHeader>>(),
+            size_of::<Packet<crate::cc::srp::SrpHeader>>(),
+            size_of::<Packet<crate::cc::tcp::TcpHeader>>(),
+            size_of::<Packet<crate::cc::cbcm::CbcmHeader>>(),
+            size_of::<Packet<crate::cc::santos::SantosHeader>>(),
+            size_of::<Packet<crate::cc::accurate::FrpHeader>>(),
+        ];
+        assert_eq!(sizes, [128; 7]);
+    }
 
     pub(crate) fn packet(uid: u64) -> Packet<()> {
         let (n, t) = (NodeId(0), 0);

@@ -77,7 +77,8 @@ impl<M: Mechanism> Sim<M> {
                 }
             }
             Some(Event::HeadArrive { ch, pkt }) => {
-                prefetch_lines(self.slab.get(*pkt));
+                // A hop reads the packet's first line only (`Packet`'s layout).
+                prefetch(self.slab.get(*pkt));
                 if let Endpoint::Switch(s, _) = self.topo.channels[ch.idx()].to {
                     self.prefetch_switch(s);
                     if self.predicting {
