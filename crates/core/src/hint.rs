@@ -20,7 +20,7 @@ pub(crate) fn prefetch<T>(r: &T) {
     prefetch_at(r as *const T as usize);
 }
 
-/// Requests every cache line `r` spans. An input VC takes two, a packet two or three (an
+/// Requests every cache line `r` spans. An input VC takes two, a packet two (an
 /// output's are asked for by `Output::read_lines`): where only the first was asked for, the
 /// event waited on the others (4,096 and 65,536 hosts 1.1-1.2x faster with all of them,
 /// docs/performance.md, 2026-11-27).

@@ -78,7 +78,7 @@ impl<H> Packet<H> {
 }
 
 /// In a run served block by block (`sim::blocks`) slots are handed out a chunk at a time, each
-/// chunk to one block: 32 slots of a hundred-odd bytes, about a page. A packet that crosses into
+/// chunk to one block: 32 slots of 128 bytes, a page. A packet that crosses into
 /// another block moves into one of that block's slots, so the packets a block's events read lie
 /// in its own pages rather than anywhere in the slab (65,536 hosts: a quarter to two fifths
 /// fewer page walks, docs/performance.md, "Blocks"). Other runs grow the slab a slot at a time.
