@@ -14,13 +14,14 @@ pub enum PacketKind {
 
 /// A packet with header `H`, the mechanism's own (`Mechanism::Header`).
 ///
-/// Two cache lines, aligned: the first holds what a hop reads and writes (routing, queues,
-/// allocation, the link), the second what only its ends and a few mechanisms read (the times
-/// statistics take at delivery, the identity, the header). Unaligned, the slab's 104- to
-/// 128-byte slots spanned two or three lines each, and every hop touched most of them
-/// (docs/performance.md, 2026-11-29).
+/// In declaration order: what a hop reads and writes (routing, queues, allocation, the link)
+/// in the first 64 bytes, what only its ends and a few mechanisms read (the times statistics
+/// take at delivery, the identity, the header) after them. The slab's slots are two cache
+/// lines, aligned (`Slot`), so a hop touches one; unaligned, the slots of 104 to 128 bytes
+/// spanned two or three lines each (docs/performance.md, 2026-11-29). The packet itself is not
+/// over-aligned: events and messages that carry one by value stay their size.
 #[derive(Clone, Copy, Debug)]
-#[repr(C, align(64))]
+#[repr(C)]
 pub struct Packet<H> {
     /// Arrival of the head at the buffer the packet is in now.
     pub head_in: Time,
@@ -78,14 +79,19 @@ impl<H> Packet<H> {
 }
 
 /// In a run served block by block (`sim::blocks`) slots are handed out a chunk at a time, each
-/// chunk to one block: 32 slots of 128 bytes, a page. A packet that crosses into
-/// another block moves into one of that block's slots, so the packets a block's events read lie
-/// in its own pages rather than anywhere in the slab (65,536 hosts: a quarter to two fifths
-/// fewer page walks, docs/performance.md, "Blocks"). Other runs grow the slab a slot at a time.
+/// chunk to one block: 32 slots of 128 bytes, a page. A packet that crosses into another block
+/// moves into one of that block's slots, so the packets a block's events read lie in its own
+/// pages rather than anywhere in the slab (65,536 hosts: a quarter to two fifths fewer page
+/// walks, docs/performance.md, "Blocks"). Other runs grow the slab a slot at a time.
 const CHUNK_SLOTS: usize = 32;
 
+/// A slab slot: a packet on two whole cache lines (`Packet`'s layout).
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Slot<H>(Packet<H>);
+
 pub struct Slab<H> {
-    packets: Vec<Packet<H>>,
+    packets: Vec<Slot<H>>,
     /// The free slots of the block being served (of the whole slab where the run is not served
     /// in blocks).
     free: Vec<PacketId>,
@@ -115,7 +121,7 @@ impl<H: Copy> Slab<H> {
     pub fn alloc(&mut self, p: Packet<H>) -> PacketId {
         match self.free.pop() {
             Some(id) => {
-                self.packets[id.idx()] = p;
+                self.packets[id.idx()] = Slot(p);
                 self.generations[id.idx()] = self.generations[id.idx()].wrapping_add(1);
                 id
             }
@@ -125,7 +131,7 @@ impl<H: Copy> Slab<H> {
                 self.alloc(p)
             }
             None => {
-                self.packets.push(p);
+                self.packets.push(Slot(p));
                 self.generations.push(0);
                 self.behind.push(PacketId::MAX);
                 PacketId::new(self.packets.len() - 1)
@@ -137,7 +143,7 @@ impl<H: Copy> Slab<H> {
     /// first to be taken first.
     fn grow(&mut self, slots: usize, p: Packet<H>) {
         let first = self.packets.len();
-        self.packets.resize(first + slots, p);
+        self.packets.resize(first + slots, Slot(p));
         self.generations.resize(first + slots, u16::MAX);
         self.behind.resize(first + slots, PacketId::MAX);
         self.free.extend((first..first + slots).rev().map(PacketId::new));
@@ -146,7 +152,7 @@ impl<H: Copy> Slab<H> {
     /// Keeps a free list for each of `blocks` blocks (`sim::blocks`) from now on, block 0 being
     /// served; the slots so far, padded to a whole chunk, are block 0's.
     pub fn divide(&mut self, blocks: usize) {
-        if let Some(&p) = self.packets.first() {
+        if let Some(&Slot(p)) = self.packets.first() {
             self.grow(self.packets.len().next_multiple_of(CHUNK_SLOTS) - self.packets.len(), p);
         }
         self.chunk_block = vec![0; self.packets.len() / CHUNK_SLOTS];
@@ -202,23 +208,23 @@ impl<H> Slab<H> {
 
     #[inline]
     pub fn get(&self, id: PacketId) -> &Packet<H> {
-        &self.packets[id.idx()]
+        &self.packets[id.idx()].0
     }
 
     #[inline]
     pub fn get_mut(&mut self, id: PacketId) -> &mut Packet<H> {
-        &mut self.packets[id.idx()]
+        &mut self.packets[id.idx()].0
     }
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use super::{Packet, PacketKind, Slab, CHUNK_SLOTS};
+    use super::{Packet, PacketKind, Slab, Slot, CHUNK_SLOTS};
     use crate::ids::{NodeId, PortId, QpId};
     use crate::routing::Leg;
 
-    /// What a hop touches lies in the first cache line, whatever the mechanism's header, and
-    /// every mechanism's packet takes two lines.
+    /// What a hop touches lies in the first cache line of a slot, whatever the mechanism's
+    /// header, and every mechanism's slot is two lines.
     #[test]
     fn a_hop_reads_one_line() {
         use std::mem::{offset_of, size_of};
@@ -234,15 +240,17 @@ pub(crate) mod tests {
         assert!(hop_end.iter().all(|&end| end <= 64), "{hop_end:?}");
         assert_eq!(offset_of!(P, created), 64);
         let sizes = [
-            size_of::<P>(),
-            size_of::<Packet<crate::cc::ibcc::IbCcHeader>>(),
-            size_of::<Packet<crate::cc::srp::SrpHeader>>(),
-            size_of::<Packet<crate::cc::tcp::TcpHeader>>(),
-            size_of::<Packet<crate::cc::cbcm::CbcmHeader>>(),
-            size_of::<Packet<crate::cc::santos::SantosHeader>>(),
-            size_of::<Packet<crate::cc::accurate::FrpHeader>>(),
+            size_of::<Slot<()>>(),
+            size_of::<Slot<crate::cc::ibcc::IbCcHeader>>(),
+            size_of::<Slot<crate::cc::srp::SrpHeader>>(),
+            size_of::<Slot<crate::cc::tcp::TcpHeader>>(),
+            size_of::<Slot<crate::cc::cbcm::CbcmHeader>>(),
+            size_of::<Slot<crate::cc::santos::SantosHeader>>(),
+            size_of::<Slot<crate::cc::accurate::FrpHeader>>(),
         ];
         assert_eq!(sizes, [128; 7]);
+        // Carried by value in events and messages, a packet keeps its own size.
+        assert_eq!(std::mem::align_of::<P>(), 8);
     }
 
     pub(crate) fn packet(uid: u64) -> Packet<()> {
