@@ -90,6 +90,14 @@ const CHUNK_SLOTS: usize = 32;
 #[repr(C, align(64))]
 struct Slot<H>(Packet<H>);
 
+// What a hop touches lies in a slot's first line; a slot with the largest header a mechanism
+// may carry (`cc::MAX_HEADER_BYTES`) is two lines; carried by value in events and messages, a
+// packet keeps its own alignment (aligned itself, it made every message carrying one a
+// multiple of 64 bytes: docs/performance.md, 2026-11-29).
+const _: () = assert!(std::mem::offset_of!(Packet<()>, created) == 64, "a hop's fields outgrew a packet's first cache line");
+const _: () = assert!(std::mem::size_of::<Slot<[u64; crate::cc::MAX_HEADER_BYTES / 8]>>() == 128, "a packet slot outgrew two cache lines");
+const _: () = assert!(std::mem::align_of::<Packet<[u64; crate::cc::MAX_HEADER_BYTES / 8]>>() == 8);
+
 pub struct Slab<H> {
     packets: Vec<Slot<H>>,
     /// The free slots of the block being served (of the whole slab where the run is not served
@@ -219,39 +227,9 @@ impl<H> Slab<H> {
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use super::{Packet, PacketKind, Slab, Slot, CHUNK_SLOTS};
+    use super::{Packet, PacketKind, Slab, CHUNK_SLOTS};
     use crate::ids::{NodeId, PortId, QpId};
     use crate::routing::Leg;
-
-    /// What a hop touches lies in the first cache line of a slot, whatever the mechanism's
-    /// header, and every mechanism's slot is two lines.
-    #[test]
-    fn a_hop_reads_one_line() {
-        use std::mem::{offset_of, size_of};
-        type P = Packet<()>;
-        let hop_end = [
-            offset_of!(P, head_in) + 8,
-            offset_of!(P, tail_in) + 8,
-            offset_of!(P, ahead) + 12,
-            offset_of!(P, out_port) + 2,
-            offset_of!(P, marked) + 1,
-            offset_of!(P, qp) + 4,
-        ];
-        assert!(hop_end.iter().all(|&end| end <= 64), "{hop_end:?}");
-        assert_eq!(offset_of!(P, created), 64);
-        let sizes = [
-            size_of::<Slot<()>>(),
-            size_of::<Slot<crate::cc::ibcc::IbCcHeader>>(),
-            size_of::<Slot<crate::cc::srp::SrpHeader>>(),
-            size_of::<Slot<crate::cc::tcp::TcpHeader>>(),
-            size_of::<Slot<crate::cc::cbcm::CbcmHeader>>(),
-            size_of::<Slot<crate::cc::santos::SantosHeader>>(),
-            size_of::<Slot<crate::cc::accurate::FrpHeader>>(),
-        ];
-        assert_eq!(sizes, [128; 7]);
-        // Carried by value in events and messages, a packet keeps its own size.
-        assert_eq!(std::mem::align_of::<P>(), 8);
-    }
 
     pub(crate) fn packet(uid: u64) -> Packet<()> {
         let (n, t) = (NodeId(0), 0);

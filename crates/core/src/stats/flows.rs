@@ -87,12 +87,11 @@ pub struct FlowRecord {
 }
 
 pub struct Flows {
-    /// Per source host and class (`slot`): a vector rather than a map, so that a delivery finds
-    /// its source's queue in one load (a hash map's bucket and entry were two cache misses per
-    /// delivery at 65,536 hosts). Hosts times classes entries of 32 bytes: per source, never
-    /// per destination.
+    /// Per source host and class (`slot`; the classes are `fct`'s): a vector rather than a map,
+    /// so that a delivery finds its source's queue in one load (a hash map's bucket and entry
+    /// were two cache misses per delivery at 65,536 hosts). Hosts times classes entries of 32
+    /// bytes: per source, never per destination.
     pending: Vec<Queue>,
-    classes: usize,
     /// Per class: FCT of the messages created in the window and completed.
     pub fct: Vec<Latency>,
     /// Per class: their slowdown in thousandths (a `Latency` reads it back divided by 1,000:
@@ -106,7 +105,6 @@ impl Flows {
     pub fn new(classes: usize, ideal: ZeroLoad, record: bool) -> Flows {
         Flows {
             pending: (0..ideal.hosts.len() * classes).map(|_| Queue::default()).collect(),
-            classes,
             fct: (0..classes).map(|_| Latency::default()).collect(),
             slowdown_milli: (0..classes).map(|_| Latency::default()).collect(),
             records: record.then(Vec::new),
@@ -115,7 +113,7 @@ impl Flows {
     }
 
     fn slot(&self, src: NodeId, class: ClassId) -> usize {
-        src.idx() * self.classes + class as usize
+        src.idx() * self.fct.len() + class as usize
     }
 
     pub fn created(&mut self, src: NodeId, dst: NodeId, class: ClassId, created: Time, packets: u32) {
@@ -182,9 +180,10 @@ impl Flows {
 
     /// Per class: messages created in the window that had not completed when the run ended.
     pub fn unfinished(&self) -> Vec<u64> {
-        let mut n = vec![0; self.classes];
+        let classes = self.fct.len();
+        let mut n = vec![0; classes];
         for (slot, q) in self.pending.iter().enumerate() {
-            n[slot % self.classes] += q.0.iter().filter(|m| m.left > 0).count() as u64;
+            n[slot % classes] += q.0.iter().filter(|m| m.left > 0).count() as u64;
         }
         n
     }
