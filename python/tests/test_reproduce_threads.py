@@ -5,13 +5,15 @@ nothing: only the settings are wanted). The first run of each setting is also ru
 one thread and on two threads with the switches dealt out in turn, so that every channel
 between switches crosses threads, and the two results must be identical. A setting is the
 config and the overrides whose values are not numbers: a load, a seed or a TTW only moves a
-point along a curve, a mechanism or a queue organization is another setting. Sweeps run in
+point along a curve (also inside a table: a `traffic` given whole), a mechanism or a queue
+organization is another setting. Sweeps run in
 worker processes out of reach, so their points are run here instead.
 """
 
 import hashlib
 import itertools
 import json
+import re
 import sys
 import threading
 
@@ -38,10 +40,16 @@ def _is_number(value: str) -> bool:
     return True
 
 
+def _shape(value: str) -> str:
+    """An override's value as a setting: a table or array (a whole `traffic`) without its
+    numbers, so that tables that differ only in a load are one setting."""
+    return re.sub(r"-?\d+(\.\d+)?([eE]-?\d+)?", "#", value) if value.startswith(("[", "{")) else value
+
+
 def _setting(config: dict, overrides: list[str]) -> tuple:
     source = hashlib.sha1(json.dumps(config, sort_keys=True).encode()).hexdigest()
     pairs = (o.split("=", 1) for o in overrides)
-    return source, tuple(sorted(k if _is_number(v) else f"{k}={v}" for k, v in pairs))
+    return source, tuple(sorted(k if _is_number(v) else f"{k}={_shape(v)}" for k, v in pairs))
 
 
 def _deterministic(out) -> tuple:
