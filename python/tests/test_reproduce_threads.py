@@ -6,8 +6,8 @@ one thread and on two threads with the switches dealt out in turn, so that every
 between switches crosses threads, and the two results must be identical. A setting is the
 config and the overrides whose values are not numbers: a load, a seed or a TTW only moves a
 point along a curve (also inside a table: a `traffic` given whole), a mechanism or a queue
-organization is another setting. Sweeps run in
-worker processes out of reach, so their points are run here instead.
+organization is another setting. Sweeps run in worker processes out of reach, so their points
+are run here instead.
 """
 
 import hashlib
