@@ -28,14 +28,14 @@ use crate::ids::{ChannelId, Endpoint, PacketId, PortId};
 use crate::packet::{Packet, PacketKind};
 use crate::switch::queues::Queueing;
 use crate::topology::Channel;
-use std::collections::HashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The most lines an input holds per VC, so the most its sender's CAM mirrors: a root per
 /// output port and its hot queues.
 const CAM_LINES_PER_VC: usize = crate::config::MAX_SWITCH_PORTS as usize + crate::switch::queues::isolation::MAX_HOT_QUEUES as usize;
 
 /// Bytes per (channel, VC, downstream buffer).
-type PerBuffer = HashMap<(usize, usize, u32), u64>;
+type PerBuffer = FxHashMap<(usize, usize, u32), u64>;
 
 /// What one simulation holds of the quantities the run-wide invariants add up: a split run's
 /// partitions each hold part (`check_split_invariants`).
@@ -92,9 +92,9 @@ impl<M: Mechanism> Sim<M> {
     /// (`pool_of`: the downstream buffer a packet on a channel takes).
     fn tally(&self, pool_of: &dyn Fn(ChannelId, &Packet<M::Header>) -> u32) -> Result<Tally, String> {
         let nv = self.vcs.len();
-        let mut on_link = PerBuffer::new();
-        let mut credits_back = PerBuffer::new();
-        let mut reserved = PerBuffer::new();
+        let mut on_link = PerBuffer::default();
+        let mut credits_back = PerBuffer::default();
+        let mut reserved = PerBuffer::default();
         // Per (switch, output, VC): bytes routed there and still in input buffers.
         let mut routed: Vec<Vec<u64>> = self.switches.iter().map(|sw| vec![0; sw.outputs.len() * nv]).collect();
         let mut data_in_network = 0u64;
@@ -249,33 +249,62 @@ impl<M: Mechanism> Sim<M> {
         }
         // Under PFC credits only say whether a sender is paused, and lossy senders keep none:
         // buffers are checked above.
-        for (ch, c) in self.topo.channels.iter().enumerate().filter(|_| self.p.flow.credits()) {
+        if !self.p.flow.credits() {
+            return Ok(());
+        }
+        // The credits channel `c`'s sender keeps for VC `vc`.
+        let sender = |c: &Channel, vc: usize| -> &'a crate::switch::credits::Credits {
+            match c.from {
+                Endpoint::Host(n) => &up(c).nics[n.idx()].credits[vc],
+                Endpoint::Switch(s, p) => &up(c).switches[s.idx()].outputs[p.idx()].vcs[vc].credits,
+            }
+        };
+        // Bytes in the downstream buffer `pool` of channel `c`'s VC `vc`.
+        let buffered = |c: &Channel, vc: usize, pool: u32| -> u64 {
+            match c.to {
+                Endpoint::Host(_) => 0,
+                Endpoint::Switch(s, p) => {
+                    let ivc = down(c).switches[s.idx()].input(p.idx(), vc);
+                    ivc.pools.get(pool as usize).copied().unwrap_or(ivc.bytes) as u64
+                }
+            }
+        };
+        let check = |ch: usize, vc: usize, pool: u32| -> Result<(), String> {
+            let c = &self.topo.channels[ch];
+            let credits = sender(c, vc);
+            let held = credits.free.get(pool as usize).copied().unwrap_or(0);
+            let key = (ch, vc, pool);
+            let [link, back, granted] = [&t.on_link, &t.credits_back, &t.reserved].map(|m| m.get(&key).copied().unwrap_or(0));
+            let total = held as u64 + granted + link + buffered(c, vc, pool) + back;
+            if total != credits.capacity as u64 {
+                return Err(format!(
+                    "credits on channel {} ({}) VC {vc} buffer {pool}: {held} held + {granted} granted + {link} on the link + {} buffered + {back} returning = {total}, capacity {}",
+                    ch,
+                    self.topo.channel_names[ch],
+                    buffered(c, vc, pool),
+                    credits.capacity
+                ));
+            }
+            Ok(())
+        };
+        // A buffer whose sender holds all its credits and which holds nothing is right unless
+        // something is in transit for it: those are checked from the tallies' side, so that
+        // buffers per destination (thousands per output VC) cost a compare each, not lookups.
+        let mut in_transit: FxHashSet<(usize, usize, u32)> = t.on_link.keys().chain(t.credits_back.keys()).chain(t.reserved.keys()).copied().collect();
+        for (ch, c) in self.topo.channels.iter().enumerate() {
             for vc in 0..nv {
-                let credits = match c.from {
-                    Endpoint::Host(n) => &up(c).nics[n.idx()].credits[vc],
-                    Endpoint::Switch(s, p) => &up(c).switches[s.idx()].outputs[p.idx()].vcs[vc].credits,
-                };
+                let credits = sender(c, vc);
                 for (pool, &held) in credits.free.iter().enumerate() {
-                    let key = (ch, vc, pool as u32);
-                    let buffered = match c.to {
-                        Endpoint::Host(_) => 0,
-                        Endpoint::Switch(s, p) => {
-                            let ivc = down(c).switches[s.idx()].input(p.idx(), vc);
-                            ivc.pools.get(pool).copied().unwrap_or(ivc.bytes) as u64
-                        }
-                    };
-                    let [link, back, granted] = [&t.on_link, &t.credits_back, &t.reserved].map(|m| m.get(&key).copied().unwrap_or(0));
-                    let total = held as u64 + granted + link + buffered + back;
-                    if total != credits.capacity as u64 {
-                        return Err(format!(
-                            "credits on channel {} ({}) VC {vc} buffer {pool}: {held} held + {granted} granted + {link} on the link + {buffered} buffered + {back} returning = {total}, capacity {}",
-                            ch, self.topo.channel_names[ch], credits.capacity
-                        ));
+                    if held != credits.capacity || buffered(c, vc, pool as u32) != 0 {
+                        in_transit.remove(&(ch, vc, pool as u32));
+                        check(ch, vc, pool as u32)?;
                     }
                 }
             }
         }
-        Ok(())
+        let mut rest: Vec<_> = in_transit.into_iter().collect();
+        rest.sort_unstable();
+        rest.into_iter().try_for_each(|(ch, vc, pool)| check(ch, vc, pool))
     }
 
     /// The downstream buffer a packet on channel `ch` takes (`Credits::pool`).
@@ -285,5 +314,65 @@ impl<M: Mechanism> Sim<M> {
             Endpoint::Host(n) => &self.nics[n.idx()].credits[p.vc as usize],
         };
         credits.pool(p) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::none::NoCc;
+    use crate::config::Config;
+    use crate::time::PS_PER_NS;
+
+    /// A 16-host tree with a buffer per destination at every input, halfway through a run at
+    /// 0.8 load: thousands of buffers, most idle, some with packets and credits in transit.
+    fn voqnet_mid_run() -> Sim<NoCc> {
+        let text = "[simulation]\nmeasure_ns = 2000\n[switch]\ninput_queues = \"voqnet\"\n[topology]\nkind = \"kary_ntree\"\nk = 4\nn = 2\n[[traffic]]\npattern = \"uniform\"\nload = 0.8\n";
+        let cfg = Config::from_toml_str(text, &[]).unwrap();
+        let mut sim = Sim::new(&cfg, NoCc).unwrap();
+        sim.run_until(1000 * PS_PER_NS, &mut |_| std::ops::ControlFlow::Continue(())).unwrap();
+        sim.check_invariants().unwrap();
+        sim
+    }
+
+    /// The sender's counter for the buffer a packet on its way to a switch will take.
+    fn first_head_on_a_link(sim: &Sim<NoCc>) -> (ChannelId, usize, usize) {
+        sim.pending()
+            .find_map(|(ev, p)| match (ev, p) {
+                (Event::HeadArrive { ch, .. }, Some(p)) => Some((*ch, p.vc as usize, sim.pool_of(*ch, p) as usize)),
+                _ => None,
+            })
+            .expect("a packet on a link halfway through")
+    }
+
+    fn credits_mut(sim: &mut Sim<NoCc>, ch: ChannelId, vc: usize) -> &mut crate::switch::credits::Credits {
+        match sim.topo.channels[ch.idx()].from {
+            Endpoint::Host(n) => &mut sim.nics[n.idx()].credits[vc],
+            Endpoint::Switch(s, p) => &mut sim.switches[s.idx()].outputs[p.idx()].vcs[vc].credits,
+        }
+    }
+
+    #[test]
+    fn a_credit_counter_off_by_a_byte_is_caught() {
+        let mut sim = voqnet_mid_run();
+        let (ch, vc, pool) = first_head_on_a_link(&sim);
+        credits_mut(&mut sim, ch, vc).free[pool] -= 1;
+        let e = sim.check_invariants().unwrap_err();
+        assert!(e.starts_with(&format!("credits on channel {}", ch.idx())) && e.contains(&format!("buffer {pool}")), "{e}");
+    }
+
+    #[test]
+    fn an_idle_buffer_with_a_packet_on_its_way_is_caught() {
+        // The sender holds every credit of the buffer the packet on the link will take, and
+        // the buffer holds nothing: only the tallies know of the packet.
+        let mut sim = voqnet_mid_run();
+        let (ch, vc, pool) = first_head_on_a_link(&sim);
+        let credits = credits_mut(&mut sim, ch, vc);
+        credits.free[pool] = credits.capacity;
+        let Endpoint::Switch(s, p) = sim.topo.channels[ch.idx()].to else { panic!("a head arrives at a switch") };
+        let ivc = sim.switches[s.idx()].input_mut(p.idx(), vc);
+        ivc.pools[pool] = 0;
+        let e = sim.check_invariants().unwrap_err();
+        assert!(e.contains(&format!("VC {vc} buffer {pool}")) && e.contains("on the link"), "{e}");
     }
 }
