@@ -263,16 +263,13 @@ impl<M: Mechanism> Sim<M> {
         let buffered = |c: &Channel, vc: usize, pool: u32| -> u64 {
             match c.to {
                 Endpoint::Host(_) => 0,
-                Endpoint::Switch(s, p) => {
-                    let ivc = down(c).switches[s.idx()].input(p.idx(), vc);
-                    ivc.pools.get(pool as usize).copied().unwrap_or(ivc.bytes) as u64
-                }
+                Endpoint::Switch(s, p) => down(c).switches[s.idx()].input(p.idx(), vc).held(pool) as u64,
             }
         };
         let check = |ch: usize, vc: usize, pool: u32| -> Result<(), String> {
             let c = &self.topo.channels[ch];
             let credits = sender(c, vc);
-            let held = credits.free.get(pool as usize).copied().unwrap_or(0);
+            let held = credits.free(pool as usize);
             let key = (ch, vc, pool);
             let [link, back, granted] = [&t.on_link, &t.credits_back, &t.reserved].map(|m| m.get(&key).copied().unwrap_or(0));
             let total = held as u64 + granted + link + buffered(c, vc, pool) + back;
@@ -288,23 +285,23 @@ impl<M: Mechanism> Sim<M> {
             Ok(())
         };
         // A buffer whose sender holds all its credits and which holds nothing is right unless
-        // something is in transit for it: those are checked from the tallies' side, so that
-        // buffers per destination (thousands per output VC) cost a compare each, not lookups.
-        let mut in_transit: FxHashSet<(usize, usize, u32)> = t.on_link.keys().chain(t.credits_back.keys()).chain(t.reserved.keys()).copied().collect();
+        // something is in transit for it (the tallies' keys): only the others are looked up, so
+        // that buffers per destination (thousands per output VC) cost nothing when idle.
+        let mut to_check: FxHashSet<(usize, usize, u32)> = t.on_link.keys().chain(t.credits_back.keys()).chain(t.reserved.keys()).copied().collect();
         for (ch, c) in self.topo.channels.iter().enumerate() {
             for vc in 0..nv {
                 let credits = sender(c, vc);
-                for (pool, &held) in credits.free.iter().enumerate() {
-                    if held != credits.capacity || buffered(c, vc, pool as u32) != 0 {
-                        in_transit.remove(&(ch, vc, pool as u32));
-                        check(ch, vc, pool as u32)?;
-                    }
+                let taken = credits.buffers().filter(|&(pool, held)| held != credits.capacity || buffered(c, vc, pool as u32) != 0);
+                to_check.extend(taken.map(|(pool, _)| (ch, vc, pool as u32)));
+                if let Endpoint::Switch(s, p) = c.to {
+                    let holding = down(c).switches[s.idx()].input(p.idx(), vc).pools.away().filter(|&(_, held)| held != 0);
+                    to_check.extend(holding.map(|(pool, _)| (ch, vc, pool as u32)));
                 }
             }
         }
-        let mut rest: Vec<_> = in_transit.into_iter().collect();
-        rest.sort_unstable();
-        rest.into_iter().try_for_each(|(ch, vc, pool)| check(ch, vc, pool))
+        let mut keys: Vec<_> = to_check.into_iter().collect();
+        keys.sort_unstable();
+        keys.into_iter().try_for_each(|(ch, vc, pool)| check(ch, vc, pool))
     }
 
     /// The downstream buffer a packet on channel `ch` takes (`Credits::pool`).
@@ -356,7 +353,7 @@ mod tests {
     fn a_credit_counter_off_by_a_byte_is_caught() {
         let mut sim = voqnet_mid_run();
         let (ch, vc, pool) = first_head_on_a_link(&sim);
-        credits_mut(&mut sim, ch, vc).free[pool] -= 1;
+        credits_mut(&mut sim, ch, vc).take(pool, 1);
         let e = sim.check_invariants().unwrap_err();
         assert!(e.starts_with(&format!("credits on channel {}", ch.idx())) && e.contains(&format!("buffer {pool}")), "{e}");
     }
@@ -368,10 +365,11 @@ mod tests {
         let mut sim = voqnet_mid_run();
         let (ch, vc, pool) = first_head_on_a_link(&sim);
         let credits = credits_mut(&mut sim, ch, vc);
-        credits.free[pool] = credits.capacity;
+        credits.give(pool, credits.capacity - credits.free(pool));
         let Endpoint::Switch(s, p) = sim.topo.channels[ch.idx()].to else { panic!("a head arrives at a switch") };
         let ivc = sim.switches[s.idx()].input_mut(p.idx(), vc);
-        ivc.pools[pool] = 0;
+        let held = ivc.held(pool as u32);
+        ivc.pools.sub(pool, held);
         let e = sim.check_invariants().unwrap_err();
         assert!(e.contains(&format!("VC {vc} buffer {pool}")) && e.contains("on the link"), "{e}");
     }

@@ -22,11 +22,14 @@ const PORT_VC_BYTES: f64 = 241.0;
 /// Per pair of ports: a VOQ of the data VC; and per pair and VC, the VOQ byte counters.
 const PORT_PAIR_BYTES: f64 = 14.5;
 const PORT_PAIR_VC_BYTES: f64 = 1.66;
-/// Per buffer of its own of a VC (per pair of ports with `[switch.voq] per_output_buffers`, per
-/// port and destination host under `voqnet`): its byte count, and upstream its credits and
-/// round-robin turn (4 + 4 + 1 bytes, counted on every port: an upper bound, host ports have
-/// none).
+/// Per buffer of its own of a VC per pair of ports (`[switch.voq] per_output_buffers`): its
+/// byte count, and upstream its credits and round-robin turn (4 + 4 + 1 bytes, counted on
+/// every port: an upper bound, host ports have none).
 const POOL_BYTES: f64 = 9.0;
+/// Per switch port, VC and destination host under `voqnet`: the round-robin turn among inputs
+/// for that destination's buffer downstream. Its byte counts and credits are kept only while
+/// away from rest (`switch::Counts`), with the packets in flight.
+const TURN_BYTES: f64 = 1.0;
 /// A packet in the slab (a header of at most 24 bytes) and its id in a NIC's transmit FIFO,
 /// rounded up: full FIFOs (`nic.tx_fifo_bytes`) are counted, as an upper bound.
 const FIFO_PACKET_BYTES: f64 = 128.0;
@@ -56,7 +59,7 @@ pub fn estimate_bytes(cfg: &Config, mech_vcs: usize) -> f64 {
     // Buffers of their own, each with credits upstream: per pair of ports, or per port and host.
     let pools = match crate::switch::queues::Spec::of_data_vcs(&cfg.switch).map(|q| q.pooling(true)) {
         Ok(Pooling::PerOutput) => POOL_BYTES * sum_p2 * v,
-        Ok(Pooling::PerDestination) => POOL_BYTES * (sum_p + hosts as f64) * hosts as f64 * v,
+        Ok(Pooling::PerDestination) => TURN_BYTES * sum_p * hosts as f64 * v,
         _ => 0.0,
     };
     let network = HOST_BYTES * hosts as f64

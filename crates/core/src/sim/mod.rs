@@ -513,7 +513,7 @@ impl<M: Mechanism> Sim<M> {
         if !flow.credits() {
             let outputs = switches.iter_mut().flat_map(|s| s.outputs.iter_mut()).flat_map(|o| o.vcs.iter_mut()).map(|v| &mut v.credits);
             for c in outputs.chain(nics.iter_mut().flat_map(|n| n.credits.iter_mut())) {
-                c.free.fill(pfc::OPEN);
+                c.set_shared(pfc::OPEN);
             }
         }
         let mut vc_groups = Vec::new();
@@ -751,12 +751,12 @@ impl<M: Mechanism> Sim<M> {
             Event::PauseRefresh { ch, vc } => self.pause_refresh(ch, vc),
             Event::Credit { ch, vc, pool, bytes } => match self.topo.channels[ch.idx()].from {
                 Endpoint::Host(n) => {
-                    self.nics[n.idx()].credits[vc as usize].free[pool as usize] += bytes;
+                    self.nics[n.idx()].credits[vc as usize].give(pool as usize, bytes);
                     self.try_inject(n);
                 }
                 Endpoint::Switch(s, p) => {
                     let ovc = &mut self.switches[s.idx()].outputs[p.idx()].vcs[vc as usize];
-                    ovc.credits.free[pool as usize] += bytes;
+                    ovc.credits.give(pool as usize, bytes);
                     // Divided buffers: credits are taken at the crossbar, where a packet may wait for them.
                     if ovc.pooled() {
                         self.try_allocate(s, p);

@@ -171,7 +171,7 @@ impl<M: Mechanism> Sim<M> {
         }
         // Every queue would be asked and rotated once, back to the same order, for nothing.
         let data = &self.nics[node.idx()].credits[self.mech.data_vc() as usize];
-        if (!M::HOOKS.inject_gate || M::GATE_ONLY_READS) && data.pooling == Pooling::Shared && data.free[0] < self.p.min_data_bytes {
+        if (!M::HOOKS.inject_gate || M::GATE_ONLY_READS) && data.pooling == Pooling::Shared && data.free(0) < self.p.min_data_bytes {
             return;
         }
         self.arbitrate(node);
@@ -256,7 +256,7 @@ impl<M: Mechanism> Sim<M> {
             0 => {
                 // A NIC's packets carry no lookahead: its switch's inputs are never divided per output.
                 let credits = &nic.credits[vc as usize];
-                credits.free[credits.pool_of(self.qps.slots[qp.idx()].dst, None)] >= bytes
+                credits.free(credits.pool_of(self.qps.slots[qp.idx()].dst, None)) >= bytes
             }
             cap => nic.tx_bytes + bytes <= cap,
         }
@@ -488,7 +488,7 @@ impl<M: Mechanism> Sim<M> {
         if self.p.flow.credits() {
             let credits = &mut nic.credits[p.vc as usize];
             let pool = credits.pool(p);
-            credits.free[pool] -= p.bytes;
+            credits.take(pool, p.bytes);
         }
         let c = &self.topo.channels[ch.idx()];
         let bytes = p.bytes;

@@ -184,11 +184,11 @@ impl<M: Mechanism> Sim<M> {
         let credits = if paused { 0 } else { OPEN };
         match self.topo.channels[ch.idx()].from {
             Endpoint::Host(n) => {
-                self.nics[n.idx()].credits[vc as usize].free[0] = credits;
+                self.nics[n.idx()].credits[vc as usize].set_shared(credits);
                 self.try_inject(n);
             }
             Endpoint::Switch(s, p) => {
-                self.switches[s.idx()].outputs[p.idx()].vcs[vc as usize].credits.free[0] = credits;
+                self.switches[s.idx()].outputs[p.idx()].vcs[vc as usize].credits.set_shared(credits);
                 self.try_link(s, p);
             }
         }

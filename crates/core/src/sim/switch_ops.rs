@@ -365,7 +365,7 @@ impl<M: Mechanism> Sim<M> {
         let ovc = self.out_vc(p);
         let v = &sw.outputs[out.idx()].vcs[ovc as usize];
         let pool = v.credits.pool(p);
-        if v.credits.free[pool] < p.bytes {
+        if v.credits.free(pool) < p.bytes {
             return false;
         }
         let mut rest = requesters;
@@ -434,7 +434,7 @@ impl<M: Mechanism> Sim<M> {
         let ovc = &mut o.vcs[out_vc as usize];
         if ovc.pooled() {
             let pool = ovc.credits.pool(p);
-            ovc.credits.free[pool] -= p.bytes;
+            ovc.credits.take(pool, p.bytes);
             sw.extras[out.idx()].turn[out_vc as usize][pool] = ((i.idx() + 1) % inputs) as u8;
         }
         ovc.fifo.push_back(pkt, &mut self.slab);
@@ -576,11 +576,11 @@ impl<M: Mechanism> Sim<M> {
         ovc.fifo.pop_front(&self.slab);
         let pool = ovc.credits.pool(self.slab.get(pkt));
         if !ovc.pooled() && self.p.flow.credits() {
-            ovc.credits.free[pool] -= bytes;
+            ovc.credits.take(pool, bytes);
         }
         let mut view = OutputView {
             queued_bytes: queued,
-            downstream_credits: ovc.credits.free[pool],
+            downstream_credits: ovc.credits.free(pool),
             buffer_bytes: self.p.in_cap,
             to_host,
             link_rate: rate,

@@ -9,7 +9,7 @@ use crate::config::VcClass;
 use crate::ids::{ChannelId, NodeId, PacketId, PortId, Vc};
 use crate::packet::{Packet, Slab};
 use crate::rng::Stream;
-pub use credits::{Credits, Pooling};
+pub use credits::{Counts, Credits, Pooling};
 use queues::{Popped, Queueing, Queues, Spec};
 use smallvec::{smallvec, SmallVec};
 use std::num::NonZeroU32;
@@ -35,8 +35,8 @@ pub struct InputVc {
     pub bytes: u32,
     /// How the buffer is divided into buffers of their own, each with credits upstream.
     pub pooling: Pooling,
-    /// Per buffer of its own (`pooling`): the bytes it holds; empty when the buffer is shared.
-    pub pools: Box<[u32]>,
+    /// Per buffer of its own (`pooling`): the bytes it holds; none when the buffer is shared.
+    pub pools: Counts,
     /// Bytes the buffer (or each of its own buffers) holds.
     pub capacity: u32,
     /// High-water mark of a buffer (the shared one, or the fullest own one), checked against the
@@ -66,9 +66,7 @@ impl InputVc {
         self.queued += bytes;
         self.bytes += bytes;
         let pool = self.pool(out, dst);
-        if let Some(held) = self.pools.get_mut(pool as usize) {
-            *held += bytes;
-        }
+        self.pools.add(pool as usize, bytes);
         self.peak = self.peak.max(self.held(pool));
         self.queues.push(pkt, out, dst, bytes)
     }
@@ -83,14 +81,12 @@ impl InputVc {
     /// The tail of a packet of `bytes` has left buffer `pool`.
     pub fn release(&mut self, bytes: u32, pool: u32) {
         self.bytes -= bytes;
-        if let Some(held) = self.pools.get_mut(pool as usize) {
-            *held -= bytes;
-        }
+        self.pools.sub(pool as usize, bytes);
     }
 
     /// Bytes held in buffer `pool` (the shared buffer's if it is not divided).
     pub fn held(&self, pool: u32) -> u32 {
-        self.pools.get(pool as usize).copied().unwrap_or(self.bytes)
+        self.pools.get(pool as usize).unwrap_or(self.bytes)
     }
 
     /// The buffer a packet for output `out` and host `dst` takes, and the upstream credit
@@ -418,7 +414,7 @@ impl Switch {
                 // Without an upstream, one buffer.
                 let pooling = if p < ports { v.queue.pooling(neighbour(PortId::new(p)).is_some()) } else { Pooling::Shared };
                 let (own, capacity) = v.queue.buffers(pooling, ports, hosts, capacity);
-                InputVc { queues: v.queue.build(ports), queued: 0, bytes: 0, pooling, pools: vec![0; own].into_boxed_slice(), capacity, peak: 0, upstream }
+                InputVc { queues: v.queue.build(ports), queued: 0, bytes: 0, pooling, pools: Counts::new(pooling, own, 0), capacity, peak: 0, upstream }
             }));
         }
         // Per output, per VC: the downstream buffers' sizes and how they are divided.
