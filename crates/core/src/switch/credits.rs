@@ -216,3 +216,28 @@ impl Credits {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_destination_counters_hold_only_the_buffers_away_from_rest() {
+        let mut credits = Credits::new(Pooling::PerDestination, 65_536, 4_096);
+        assert_eq!(credits.buffers().count(), 0, "none taken yet");
+        credits.take(40_000, 2_048);
+        credits.take(7, 4_096);
+        assert_eq!((credits.free(40_000), credits.free(7), credits.free(8)), (2_048, 0, 4_096));
+        assert_eq!(credits.in_use(), 6_144);
+        credits.give(40_000, 2_048);
+        assert_eq!(credits.buffers().collect::<Vec<_>>(), vec![(7, 0)], "a buffer given back its credits is forgotten");
+    }
+
+    #[test]
+    fn an_undivided_buffer_has_one_counter_whatever_the_pool() {
+        let mut credits = Credits::new(Pooling::Shared, 1, 1_000);
+        credits.take(0, 300);
+        assert_eq!((credits.free(0), credits.in_use()), (700, 300));
+        assert_eq!(credits.buffers().collect::<Vec<_>>(), vec![(0, 700)]);
+    }
+}
