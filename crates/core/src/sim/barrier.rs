@@ -16,6 +16,13 @@ use std::time::{Duration, Instant};
 /// How long a thread spins before it sleeps: longer than most waits between the windows of
 /// threads that each have a core, shorter than a window.
 const SPIN: Duration = Duration::from_micros(50);
+/// After `SLEPT` waits in a row that ended in sleep, a thread spins only `SPIN_LEAST`: the
+/// threads share their cores with others (a test harness, runs side by side), and the one they
+/// wait for is not running. A wait that ends spinning restores `SPIN`. (The `parallel` test
+/// file, two tests at once each on two threads, spent 17% of its CPU spinning here;
+/// docs/performance.md, "The test suite's time", 2026-11-29.)
+const SLEPT: usize = 4;
+const SPIN_LEAST: Duration = Duration::from_micros(1);
 
 pub(crate) struct Barrier {
     parts: usize,
@@ -25,6 +32,8 @@ pub(crate) struct Barrier {
     sleepers: AtomicUsize,
     lock: Mutex<()>,
     woken: Condvar,
+    /// Waits in a row that ended in sleep.
+    slept: AtomicUsize,
 }
 
 impl Barrier {
@@ -36,6 +45,7 @@ impl Barrier {
             sleepers: AtomicUsize::new(0),
             lock: Mutex::new(()),
             woken: Condvar::new(),
+            slept: AtomicUsize::new(0),
         }
     }
 
@@ -54,15 +64,18 @@ impl Barrier {
             return;
         }
         let start = Instant::now();
+        let spin = if self.slept.load(Ordering::Relaxed) >= SLEPT { SPIN_LEAST } else { SPIN };
         while self.generation.load(Ordering::Acquire) == generation {
             for _ in 0..64 {
                 std::hint::spin_loop();
             }
-            if start.elapsed() > SPIN {
+            if start.elapsed() > spin {
+                self.slept.fetch_add(1, Ordering::Relaxed);
                 self.sleep(generation);
                 return;
             }
         }
+        self.slept.store(0, Ordering::Relaxed);
     }
 
     fn sleep(&self, generation: usize) {
