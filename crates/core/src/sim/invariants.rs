@@ -252,13 +252,6 @@ impl<M: Mechanism> Sim<M> {
         if !self.p.flow.credits() {
             return Ok(());
         }
-        // The credits channel `c`'s sender keeps for VC `vc`.
-        let sender = |c: &Channel, vc: usize| -> &'a crate::switch::credits::Credits {
-            match c.from {
-                Endpoint::Host(n) => &up(c).nics[n.idx()].credits[vc],
-                Endpoint::Switch(s, p) => &up(c).switches[s.idx()].outputs[p.idx()].vcs[vc].credits,
-            }
-        };
         // Bytes in the downstream buffer `pool` of channel `c`'s VC `vc`.
         let buffered = |c: &Channel, vc: usize, pool: u32| -> u64 {
             match c.to {
@@ -268,18 +261,16 @@ impl<M: Mechanism> Sim<M> {
         };
         let check = |ch: usize, vc: usize, pool: u32| -> Result<(), String> {
             let c = &self.topo.channels[ch];
-            let credits = sender(c, vc);
+            let credits = up(c).sender_credits(c, vc);
             let held = credits.free(pool as usize);
             let key = (ch, vc, pool);
             let [link, back, granted] = [&t.on_link, &t.credits_back, &t.reserved].map(|m| m.get(&key).copied().unwrap_or(0));
-            let total = held as u64 + granted + link + buffered(c, vc, pool) + back;
+            let buffered = buffered(c, vc, pool);
+            let total = held as u64 + granted + link + buffered + back;
             if total != credits.capacity as u64 {
                 return Err(format!(
-                    "credits on channel {} ({}) VC {vc} buffer {pool}: {held} held + {granted} granted + {link} on the link + {} buffered + {back} returning = {total}, capacity {}",
-                    ch,
-                    self.topo.channel_names[ch],
-                    buffered(c, vc, pool),
-                    credits.capacity
+                    "credits on channel {} ({}) VC {vc} buffer {pool}: {held} held + {granted} granted + {link} on the link + {buffered} buffered + {back} returning = {total}, capacity {}",
+                    ch, self.topo.channel_names[ch], credits.capacity
                 ));
             }
             Ok(())
@@ -290,7 +281,7 @@ impl<M: Mechanism> Sim<M> {
         let mut to_check: FxHashSet<(usize, usize, u32)> = t.on_link.keys().chain(t.credits_back.keys()).chain(t.reserved.keys()).copied().collect();
         for (ch, c) in self.topo.channels.iter().enumerate() {
             for vc in 0..nv {
-                let credits = sender(c, vc);
+                let credits = up(c).sender_credits(c, vc);
                 let taken = credits.buffers().filter(|&(pool, held)| held != credits.capacity || buffered(c, vc, pool as u32) != 0);
                 to_check.extend(taken.map(|(pool, _)| (ch, vc, pool as u32)));
                 if let Endpoint::Switch(s, p) = c.to {
@@ -306,11 +297,15 @@ impl<M: Mechanism> Sim<M> {
 
     /// The downstream buffer a packet on channel `ch` takes (`Credits::pool`).
     fn pool_of(&self, ch: ChannelId, p: &Packet<M::Header>) -> u32 {
-        let credits = match self.topo.channels[ch.idx()].from {
-            Endpoint::Switch(s, port) => &self.switches[s.idx()].outputs[port.idx()].vcs[p.vc as usize].credits,
-            Endpoint::Host(n) => &self.nics[n.idx()].credits[p.vc as usize],
-        };
-        credits.pool(p) as u32
+        self.sender_credits(&self.topo.channels[ch.idx()], p.vc as usize).pool(p) as u32
+    }
+
+    /// The credits channel `c`'s sender (a switch output or a NIC, held here) keeps for VC `vc`.
+    fn sender_credits(&self, c: &Channel, vc: usize) -> &crate::switch::credits::Credits {
+        match c.from {
+            Endpoint::Switch(s, port) => &self.switches[s.idx()].outputs[port.idx()].vcs[vc].credits,
+            Endpoint::Host(n) => &self.nics[n.idx()].credits[vc],
+        }
     }
 }
 

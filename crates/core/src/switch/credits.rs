@@ -67,11 +67,12 @@ impl Sparse {
 }
 
 impl Counts {
-    /// `buffers` counters at `rest`, kept as `pooling` needs.
+    /// `buffers` counters at `rest`, kept as `pooling` needs (none for a shared buffer).
     pub fn new(pooling: Pooling, buffers: usize, rest: u32) -> Counts {
         match pooling {
+            Pooling::Shared => Counts::Each(Box::new([])),
+            Pooling::PerOutput => Counts::Each(vec![rest; buffers].into_boxed_slice()),
             Pooling::PerDestination => Counts::Sparse(Box::new(Sparse { away: FxHashMap::default(), rest })),
-            _ => Counts::Each(vec![rest; buffers].into_boxed_slice()),
         }
     }
 
@@ -87,26 +88,24 @@ impl Counts {
     /// Adds `bytes` to counter `pool` (nothing if there is no such counter).
     #[inline]
     pub fn add(&mut self, pool: usize, bytes: u32) {
-        match self {
-            Counts::Each(each) => {
-                if let Some(c) = each.get_mut(pool) {
-                    *c += bytes;
-                }
-            }
-            Counts::Sparse(s) => s.set(pool, s.get(pool) + bytes),
-        }
+        self.update(pool, |c| c + bytes);
     }
 
     /// Takes `bytes` from counter `pool` (nothing if there is no such counter).
     #[inline]
     pub fn sub(&mut self, pool: usize, bytes: u32) {
+        self.update(pool, |c| c - bytes);
+    }
+
+    #[inline]
+    fn update(&mut self, pool: usize, f: impl FnOnce(u32) -> u32) {
         match self {
             Counts::Each(each) => {
                 if let Some(c) = each.get_mut(pool) {
-                    *c -= bytes;
+                    *c = f(*c);
                 }
             }
-            Counts::Sparse(s) => s.set(pool, s.get(pool) - bytes),
+            Counts::Sparse(s) => s.set(pool, f(s.get(pool))),
         }
     }
 
@@ -138,8 +137,7 @@ pub struct Credits {
 impl Credits {
     /// `buffers` buffers of `capacity` bytes divided by `pooling`.
     pub fn new(pooling: Pooling, buffers: usize, capacity: u32) -> Credits {
-        let divided = if pooling == Pooling::Shared { 0 } else { buffers };
-        Credits { shared: capacity, divided: Counts::new(pooling, divided, capacity), pooling, capacity }
+        Credits { shared: capacity, divided: Counts::new(pooling, buffers, capacity), pooling, capacity }
     }
 
     /// The counter `p` draws on (`pool_of`).
