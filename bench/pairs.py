@@ -27,17 +27,18 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run import ROOT, command  # noqa: E402
+
 DEFAULT = ROOT / "bench" / "fattree256_uniform_1ms.toml"
 # What two builds may report differently for the same results.
 PROVENANCE = ("wall_s", "events", "version", "commit")
 
 
 def start(binary: Path, scenario: Path, out: Path, threads: int, sets: list[str], core: int | None) -> subprocess.Popen:
-    args = [str(binary), "run", str(scenario), "--out", str(out), "-q", "--threads", str(threads), *(a for s in sets for a in ("--set", s))]
     # Pinned to a core where the machine lets a process choose (Linux).
     pin = (lambda: os.sched_setaffinity(0, {core})) if core is not None and hasattr(os, "sched_setaffinity") else None
-    return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=pin)
+    return subprocess.Popen(command(binary, scenario, out, threads, sets), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=pin)
 
 
 def finish(child: subprocess.Popen, binary: Path, out: Path) -> dict:

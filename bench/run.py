@@ -31,10 +31,14 @@ SCENARIOS = [ROOT / "bench" / name for name in ("fattree256_uniform_1ms.toml", "
 BOOKSIM_PACKETS_PER_S = 1_900
 
 
+def command(binary: Path, scenario: Path, out: Path, threads: int, sets: tuple[str, ...] | list[str]) -> list[str]:
+    """The `lossless run` of `scenario` into `out` on `threads` threads with overrides `sets`."""
+    return [str(binary), "run", str(scenario), "--out", str(out), "-q", "--threads", str(threads), *(a for s in sets for a in ("--set", s))]
+
+
 def measure(scenario: Path, threads: int = 1, sets: tuple[str, ...] = (), binary: Path = BINARY) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
-        args = [str(binary), "run", str(scenario), "--out", f"{tmp}/out", "-q", "--threads", str(threads), *(a for s in sets for a in ("--set", s))]
-        child = subprocess.Popen(args)
+        child = subprocess.Popen(command(binary, scenario, Path(tmp) / "out", threads, sets))
         # wait4 gives this run's own peak resident memory (KiB on Linux).
         _, status, usage = os.wait4(child.pid, 0)
         if os.waitstatus_to_exitcode(status) != 0:
