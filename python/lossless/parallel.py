@@ -7,8 +7,10 @@ of processes; results are identical to sequential runs (each run is deterministi
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
+import sys
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 from .run import ConfigLike, Result, run
 
@@ -16,11 +18,35 @@ from .run import ConfigLike, Result, run
 T = TypeVar("T")
 R = TypeVar("R")
 
+#: The name of the bar `map_parallel` shows (`showing_progress`); None: no bar.
+_progress: str | None = None
+
+
+@contextmanager
+def showing_progress(label: str) -> Iterator[None]:
+    """Within it, `map_parallel` (and so `run_many`) shows on stderr, if it is a terminal, a bar
+    of the items it has finished, named `label`: for commands whose simulations take minutes
+    (`lossless reproduce --full`), as `lossless sweep` shows its points."""
+    global _progress
+    before, _progress = _progress, label
+    try:
+        yield
+    finally:
+        _progress = before
+
 
 def map_parallel(f: Callable[[T], R], items: Iterable[T], jobs: int | None = None) -> list[R]:
     """`f` over `items` on `jobs` threads (default: the number of cores), results in order."""
-    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        return list(pool.map(f, items))
+    from tqdm import tqdm
+
+    items = list(items)
+    # disable=None: no bar when stderr is not a terminal (logs stay readable), as for sweeps.
+    bar = tqdm(total=len(items), desc=_progress, unit="run", disable=None if _progress else True, file=sys.stderr, leave=False)
+    with bar, ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        futures = [pool.submit(f, x) for x in items]
+        for _ in as_completed(futures):
+            bar.update()
+        return [done.result() for done in futures]
 
 
 def run_many(

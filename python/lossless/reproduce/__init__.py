@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..outputs import OutputError, claim_dir
+from ..parallel import showing_progress
 from ..run import threads_per_run
 from ..sweeps.store import write_atomically
 
@@ -133,11 +134,13 @@ def main(argv: list[str]) -> int:
         return 2
     all_ok = True
     for i in args.ids:
-        # Some targets run for minutes (docs/performance.md): say what is running, on stderr.
+        # Some targets run for minutes (docs/performance.md): say what is running, on stderr,
+        # and on a terminal how many of its simulations have finished.
         print(f"{i}: running{' --full' if args.full else ''} ...", file=sys.stderr, flush=True)
         start = time.monotonic()
         try:
-            r = reproduce(i, args.out, args.full, args.jobs, args.threads)
+            with showing_progress(i):
+                r = reproduce(i, args.out, args.full, args.jobs, args.threads)
         except (FileNotFoundError, ValueError) as e:  # ValueError includes ConfigError and OutputError
             print(f"error: {i}: {e}", file=sys.stderr)
             return 2
