@@ -18,6 +18,16 @@ pub struct Message {
     pub created: Time,
 }
 
+/// A message waiting outside its send queue (`Nic::unqueued`): none of it sent, its class its
+/// source's. A third smaller than a `Message` with its destination beside it.
+#[derive(Clone, Copy)]
+pub struct Waiting {
+    pub created: Time,
+    pub dst: NodeId,
+    pub source: u32,
+    pub packets: u32,
+}
+
 pub struct SendQueue<H> {
     pub src: NodeId,
     pub dst: NodeId,
@@ -135,6 +145,18 @@ pub struct Nic {
     pub ring: VecDeque<InRing>,
     /// Send queue of each destination, created on first use.
     pub qp_of: NodeMap<QpId>,
+    /// Whether messages may wait in `unqueued` (`sim::nic_ops::enqueue`): only where no reader
+    /// of the send queues can tell (oldest-first arbitration, no greedy source here, no
+    /// mechanism that sees each message).
+    pub defers: bool,
+    /// Messages that arrived behind a backlog, with their destinations, in arrival order,
+    /// not yet in their send queues: each is created later than every message in them. A
+    /// saturated source creates far more messages than it sends (IB-T4.2's B nodes without CC
+    /// send 3% of them), and putting each in its destination's queue on arrival took three
+    /// cache misses (the queue's map entry, its slot, its tail), a third of such a run.
+    pub unqueued: VecDeque<Waiting>,
+    /// Creation time of the last message put in a send queue.
+    pub last_queued: Time,
     /// Earliest pending wake-up, to avoid scheduling duplicates.
     pub wake_at: Option<Time>,
     /// The transmit FIFO (`nic.tx_fifo_bytes`): data packets picked from the send queues, in
@@ -189,6 +211,9 @@ impl Nic {
             stretch: 0,
             ring: VecDeque::new(),
             qp_of: NodeMap::new(hosts),
+            defers: false,
+            unqueued: VecDeque::new(),
+            last_queued: 0,
             wake_at: None,
             tx: VecDeque::new(),
             tx_bytes: 0,

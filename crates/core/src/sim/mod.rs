@@ -509,6 +509,17 @@ impl<M: Mechanism> Sim<M> {
             })
             .collect();
         let mut nics: Vec<Nic> = (0..topo.hosts()).map(|h| Nic::new(topo.host_out[h], topo.host_in[h], nic_credits.clone(), topo.hosts())).collect();
+        // Where a message may wait outside its send queue unseen (`nic_ops::enqueue`): oldest
+        // first puts every queue of an earlier message ahead of it; a greedy source refills
+        // its queue as it sends, and a mechanism with `Hooks::message` sees each arrival.
+        if cfg.nic.arbitration == NicArbitration::OldestFirst && cfg.nic.send_queues != SendQueueScope::PerFlow && !M::HOOKS.message {
+            for nic in &mut nics {
+                nic.defers = true;
+            }
+            for src in traffic.sources.iter().filter(|s| traffic.classes[s.class as usize].greedy) {
+                nics[src.node.idx()].defers = false;
+            }
+        }
         // Under PFC a sender's credits only say whether it is paused; lossy senders never wait.
         if !flow.credits() {
             let outputs = switches.iter_mut().flat_map(|s| s.outputs.iter_mut()).flat_map(|o| o.vcs.iter_mut()).map(|v| &mut v.credits);
@@ -813,9 +824,10 @@ impl<M: Mechanism> Sim<M> {
         self.summary_of(wall_s, self.processed(), self.mech.counters(), self.queued_packets(), self.isolation_counters())
     }
 
-    /// Data packets of messages still waiting in send queues.
+    /// Data packets of messages still waiting in send queues, or to be put in them.
     fn queued_packets(&self) -> u64 {
-        self.qps.slots.iter().flat_map(|q| q.messages.iter()).map(|m| (m.packets - m.sent) as u64).sum()
+        let queued: u64 = self.qps.slots.iter().flat_map(|q| q.messages.iter()).map(|m| (m.packets - m.sent) as u64).sum();
+        queued + self.nics.iter().flat_map(|n| &n.unqueued).map(|w| w.packets as u64).sum::<u64>()
     }
 
     /// The summary of this simulation's statistics with the run-wide figures given (a split run
