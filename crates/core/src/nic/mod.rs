@@ -28,6 +28,60 @@ pub struct Waiting {
     pub packets: u32,
 }
 
+/// Messages waiting outside their send queues, in arrival order: in chunks of a fixed size,
+/// so that a backlog growing to millions never reallocates, copies or doubles (a `VecDeque`
+/// per NIC held up to twice the backlog, and the huge pages collapsed over that slack took
+/// more memory still: docs/performance.md, 2026-12-02).
+#[derive(Default)]
+pub struct Backlog {
+    chunks: VecDeque<Vec<Waiting>>,
+    /// Entries of the first chunk already taken.
+    taken: usize,
+}
+
+/// Messages per chunk: 24 KiB.
+const BACKLOG_CHUNK: usize = 1024;
+
+impl Backlog {
+    pub fn is_empty(&self) -> bool {
+        self.chunks.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.chunks.iter().map(Vec::len).sum::<usize>() - self.taken
+    }
+
+    pub fn push_back(&mut self, w: Waiting) {
+        match self.chunks.back_mut() {
+            Some(c) if c.len() < BACKLOG_CHUNK => c.push(w),
+            _ => {
+                let mut c = Vec::with_capacity(BACKLOG_CHUNK);
+                c.push(w);
+                self.chunks.push_back(c);
+            }
+        }
+    }
+
+    pub fn front(&self) -> Option<&Waiting> {
+        self.chunks.front().map(|c| &c[self.taken])
+    }
+
+    pub fn pop_front(&mut self) -> Option<Waiting> {
+        let first = self.chunks.front()?;
+        let w = first[self.taken];
+        self.taken += 1;
+        if self.taken == first.len() {
+            self.chunks.pop_front();
+            self.taken = 0;
+        }
+        Some(w)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Waiting> {
+        self.chunks.iter().enumerate().flat_map(|(i, c)| &c[if i == 0 { self.taken } else { 0 }..])
+    }
+}
+
 pub struct SendQueue<H> {
     pub src: NodeId,
     pub dst: NodeId,
@@ -154,7 +208,7 @@ pub struct Nic {
     /// saturated source creates far more messages than it sends (IB-T4.2's B nodes without CC
     /// send 3% of them), and putting each in its destination's queue on arrival took three
     /// cache misses (the queue's map entry, its slot, its tail), a third of such a run.
-    pub unqueued: VecDeque<Waiting>,
+    pub unqueued: Backlog,
     /// Creation time of the last message put in a send queue.
     pub last_queued: Time,
     /// Earliest pending wake-up, to avoid scheduling duplicates.
@@ -212,7 +266,7 @@ impl Nic {
             ring: VecDeque::new(),
             qp_of: NodeMap::new(hosts),
             defers: false,
-            unqueued: VecDeque::new(),
+            unqueued: Backlog::default(),
             last_queued: 0,
             wake_at: None,
             tx: VecDeque::new(),
@@ -404,9 +458,31 @@ pub type ControlQueues = Vec<VecDeque<PacketId>>;
 
 #[cfg(test)]
 mod tests {
-    use super::{place_by_age, InRing, Message, Messages};
-    use crate::ids::QpId;
+    use super::{place_by_age, Backlog, InRing, Message, Messages, Waiting, BACKLOG_CHUNK};
+    use crate::ids::{NodeId, QpId};
     use std::collections::VecDeque;
+
+    #[test]
+    fn a_backlog_keeps_arrival_order_across_its_chunks() {
+        // Against a `VecDeque`: pushes and pops in runs that cross chunk ends, empty it, refill.
+        let (mut b, mut model) = (Backlog::default(), VecDeque::new());
+        let mut next = 0u64;
+        for (push, pop) in [(BACKLOG_CHUNK + 5, 3), (2 * BACKLOG_CHUNK, BACKLOG_CHUNK + 7), (1, 10 * BACKLOG_CHUNK), (7, 2)] {
+            for _ in 0..push {
+                let w = Waiting { created: next, dst: NodeId::new(next as usize % 7), source: 0, packets: 1 };
+                b.push_back(w);
+                model.push_back(w);
+                next += 1;
+            }
+            for _ in 0..pop {
+                assert_eq!(b.pop_front().map(|w| w.created), model.pop_front().map(|w| w.created));
+            }
+            assert_eq!(b.len(), model.len());
+            assert_eq!(b.is_empty(), model.is_empty());
+            assert_eq!(b.front().map(|w| w.created), model.front().map(|w| w.created));
+            assert!(b.iter().map(|w| w.created).eq(model.iter().map(|w| w.created)));
+        }
+    }
 
     #[test]
     fn a_queue_joins_its_ring_after_every_queue_as_old_as_a_full_search_finds() {

@@ -827,7 +827,7 @@ impl<M: Mechanism> Sim<M> {
     /// Data packets of messages still waiting in send queues, or to be put in them.
     fn queued_packets(&self) -> u64 {
         let queued: u64 = self.qps.slots.iter().flat_map(|q| q.messages.iter()).map(|m| (m.packets - m.sent) as u64).sum();
-        queued + self.nics.iter().flat_map(|n| &n.unqueued).map(|w| w.packets as u64).sum::<u64>()
+        queued + self.nics.iter().flat_map(|n| n.unqueued.iter()).map(|w| w.packets as u64).sum::<u64>()
     }
 
     /// The summary of this simulation's statistics with the run-wide figures given (a split run

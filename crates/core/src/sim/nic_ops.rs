@@ -481,7 +481,8 @@ impl<M: Mechanism> Sim<M> {
             // A message waiting for this queue's destination was in it all along: its head
             // since this packet left.
             let (dst, since) = (q.dst, q.head_since);
-            if let Some(i) = self.nics[node.idx()].unqueued.iter().position(|w| w.dst == dst) {
+            let waiting = self.nics[node.idx()].unqueued.iter().position(|w| w.dst == dst);
+            if let Some(i) = waiting {
                 self.queue_waiting(node, i + 1);
                 self.qps.slots[qp.idx()].head_since = since;
             }
