@@ -477,7 +477,8 @@ impl<M: Mechanism> Sim<M> {
             }
         }
         let q = &self.qps.slots[qp.idx()];
-        if q.messages.is_empty() && q.retx.is_empty() {
+        let mut emptied = q.messages.is_empty() && q.retx.is_empty();
+        if emptied {
             // A message waiting for this queue's destination was in it all along: its head
             // since this packet left.
             let (dst, since) = (q.dst, q.head_since);
@@ -485,10 +486,10 @@ impl<M: Mechanism> Sim<M> {
             if let Some(i) = waiting {
                 self.queue_waiting(node, i + 1);
                 self.qps.slots[qp.idx()].head_since = since;
+                emptied = false;
             }
         }
         let q = &mut self.qps.slots[qp.idx()];
-        let emptied = q.messages.is_empty() && q.retx.is_empty();
         if emptied {
             q.active = false;
         }
@@ -641,7 +642,7 @@ mod tests {
             }
             let go = &mut |_: &Progress| ControlFlow::Continue(());
             sim.run_until(sim.end() / 2, go).unwrap();
-            let waiting = sim.nics.iter().map(|n| n.unqueued.len()).sum();
+            let waiting = sim.nics.iter().map(|n| n.unqueued.iter().count()).sum();
             sim.run_until(sim.end(), go).unwrap();
             sim.check_invariants().unwrap();
             (sim.summary(0.0), waiting)
