@@ -6,10 +6,12 @@
 //! only to memory that asks for them (`madvise` mode), and glibc's heap asks only when a tunable
 //! is set before the process starts; so a large run's memory asks, and is collapsed into huge
 //! pages, early in the run and again after twice as many events each time, as packets, events
-//! and send queues take more of it. A run that becomes large as it goes, its sources' backlogs
-//! growing, asks from then on. Where pages come from changes no result.
+//! and send queues take more of it, until the run's last quarter. A run that becomes large as
+//! it goes, its sources' backlogs growing, asks from then on. Where pages come from changes no
+//! result.
 
 use super::memory::LARGE_RUN_BYTES;
+use crate::time::Time;
 
 /// Mappings smaller than one huge page (2 MiB) cannot hold one.
 const MIN_MAPPING_BYTES: usize = 2 << 20;
@@ -50,21 +52,29 @@ impl Advisor {
         Advisor { next: FIRST_AT_EVENTS, short_of }
     }
 
-    /// With `events` processed so far (over the whole run), asks for huge pages if it is time.
-    /// Best effort: a kernel without transparent huge pages or `MADV_COLLAPSE` (Linux 6.1)
-    /// refuses, and nothing else changes.
-    pub(crate) fn tick(&mut self, events: u64) {
-        if self.due(events, resident_bytes) {
+    /// With `events` processed so far (over the whole run) and the simulated time at `now` of
+    /// the run's `end`, asks for huge pages if it is time. Best effort: a kernel without
+    /// transparent huge pages or `MADV_COLLAPSE` (Linux 6.1) refuses, and nothing else changes.
+    pub(crate) fn tick(&mut self, events: u64, now: Time, end: Time) {
+        if self.due(events, now, end, resident_bytes) {
             advise_mappings();
         }
     }
 
-    /// Whether to ask at `events`, the process's `resident` memory read only at a look.
-    fn due(&mut self, events: u64, resident: impl FnOnce() -> Option<f64>) -> bool {
+    /// Whether to ask at `events` and `now`, the process's `resident` memory read only at a look.
+    /// Not in the last quarter of the run's time: a collapse copies every page it gathers (a
+    /// growing run's last, 287 MB, took 0.85 s with 1.1 s left), and what huge pages save, 4-9%
+    /// of the time that remains, falls short of that late. `ib-t42`'s p = 30 run without CC is
+    /// 1.13x faster for it, and a run stopping at half its time gained less than one stopping at
+    /// three quarters on the p = 0 IB CC run (docs/performance.md, 2026-12-03).
+    fn due(&mut self, events: u64, now: Time, end: Time, resident: impl FnOnce() -> Option<f64>) -> bool {
         if events < self.next {
             return false;
         }
         self.next = events.saturating_mul(2);
+        if now > end - end / 4 {
+            return false;
+        }
         if let Some(g) = self.short_of {
             let grown = resident().map_or(0.0, |r| r - g.resident_at_build);
             if g.estimate + grown < LARGE_RUN_BYTES {
@@ -129,24 +139,35 @@ fn anonymous_writable(line: &str) -> Option<(usize, usize)> {
 mod tests {
     use super::{anonymous_writable, Advisor, Growth, FIRST_AT_EVENTS, LARGE_RUN_BYTES};
 
+    /// A run's end, far from the early looks' times.
+    const END: u64 = 1_000;
+
     #[test]
     fn a_large_run_asks_early_then_at_doubling_event_counts() {
         let mut a = Advisor::new(LARGE_RUN_BYTES);
         let unread = || -> Option<f64> { panic!("a large run does not read its memory") };
-        assert!(!a.due(FIRST_AT_EVENTS - 1, unread), "not yet");
-        assert!(a.due(FIRST_AT_EVENTS + 5, unread));
-        assert!(!a.due(2 * (FIRST_AT_EVENTS + 5) - 1, unread));
-        assert!(a.due(2 * (FIRST_AT_EVENTS + 5), unread));
+        assert!(!a.due(FIRST_AT_EVENTS - 1, 0, END, unread), "not yet");
+        assert!(a.due(FIRST_AT_EVENTS + 5, 1, END, unread));
+        assert!(!a.due(2 * (FIRST_AT_EVENTS + 5) - 1, 2, END, unread));
+        assert!(a.due(2 * (FIRST_AT_EVENTS + 5), 3, END, unread));
+    }
+
+    #[test]
+    fn no_run_asks_in_the_last_quarter_of_its_time() {
+        let mut a = Advisor::new(LARGE_RUN_BYTES);
+        assert!(a.due(FIRST_AT_EVENTS, END * 3 / 4, END, || None), "a quarter of the run left");
+        assert!(!a.due(2 * FIRST_AT_EVENTS, END * 3 / 4 + 1, END, || None));
+        assert!(!a.due(4 * FIRST_AT_EVENTS, END, END, || None));
     }
 
     #[test]
     fn a_smaller_run_asks_once_its_growth_makes_it_large_and_from_then_on() {
         let mib = 1024.0 * 1024.0;
         let mut a = Advisor { next: FIRST_AT_EVENTS, short_of: Some(Growth { estimate: 25.0 * mib, resident_at_build: 100.0 * mib }) };
-        assert!(!a.due(FIRST_AT_EVENTS, || Some(106.0 * mib)), "31 MiB");
-        assert!(!a.due(4 * FIRST_AT_EVENTS, || None), "nothing known: no growth");
-        assert!(a.due(8 * FIRST_AT_EVENTS, || Some(107.0 * mib)), "32 MiB");
-        assert!(a.due(16 * FIRST_AT_EVENTS, || panic!("not read again")));
+        assert!(!a.due(FIRST_AT_EVENTS, 1, END, || Some(106.0 * mib)), "31 MiB");
+        assert!(!a.due(4 * FIRST_AT_EVENTS, 2, END, || None), "nothing known: no growth");
+        assert!(a.due(8 * FIRST_AT_EVENTS, 3, END, || Some(107.0 * mib)), "32 MiB");
+        assert!(a.due(16 * FIRST_AT_EVENTS, 4, END, || panic!("not read again")));
     }
 
     #[test]
