@@ -11,7 +11,7 @@
 //! result.
 
 use super::memory::LARGE_RUN_BYTES;
-use crate::time::Time;
+use super::Progress;
 
 /// Mappings smaller than one huge page (2 MiB) cannot hold one.
 const MIN_MAPPING_BYTES: usize = 2 << 20;
@@ -52,27 +52,27 @@ impl Advisor {
         Advisor { next: FIRST_AT_EVENTS, short_of }
     }
 
-    /// With `events` processed so far (over the whole run) and the simulated time at `now` of
-    /// the run's `end`, asks for huge pages if it is time. Best effort: a kernel without
-    /// transparent huge pages or `MADV_COLLAPSE` (Linux 6.1) refuses, and nothing else changes.
-    pub(crate) fn tick(&mut self, events: u64, now: Time, end: Time) {
-        if self.due(events, now, end, resident_bytes) {
+    /// At the run's progress `at` (its events so far over the whole run, its time and end),
+    /// asks for huge pages if it is time. Best effort: a kernel without transparent huge pages
+    /// or `MADV_COLLAPSE` (Linux 6.1) refuses, and nothing else changes.
+    pub(crate) fn tick(&mut self, at: &Progress) {
+        if self.due(at, resident_bytes) {
             advise_mappings();
         }
     }
 
-    /// Whether to ask at `events` and `now`, the process's `resident` memory read only at a look.
+    /// Whether to ask `at` this progress, the process's `resident` memory read only at a look.
     /// Not in the last quarter of the run's time: a collapse copies every page it gathers (a
     /// growing run's last, 287 MB, took 0.85 s with 1.1 s left), and what huge pages save, 4-9%
     /// of the time that remains, falls short of that late. `ib-t42`'s p = 30 run without CC is
     /// 1.13x faster for it, and a run stopping at half its time gained less than one stopping at
     /// three quarters on the p = 0 IB CC run (docs/performance.md, 2026-12-03).
-    fn due(&mut self, events: u64, now: Time, end: Time, resident: impl FnOnce() -> Option<f64>) -> bool {
-        if events < self.next {
+    fn due(&mut self, at: &Progress, resident: impl FnOnce() -> Option<f64>) -> bool {
+        if at.events < self.next {
             return false;
         }
-        self.next = events.saturating_mul(2);
-        if now > end - end / 4 {
+        self.next = at.events.saturating_mul(2);
+        if at.now > at.end - at.end / 4 {
             return false;
         }
         if let Some(g) = self.short_of {
@@ -137,37 +137,43 @@ fn anonymous_writable(line: &str) -> Option<(usize, usize)> {
 
 #[cfg(test)]
 mod tests {
-    use super::{anonymous_writable, Advisor, Growth, FIRST_AT_EVENTS, LARGE_RUN_BYTES};
+    use super::{anonymous_writable, Advisor, Growth, Progress, FIRST_AT_EVENTS, LARGE_RUN_BYTES};
+    use crate::time::Time;
 
     /// A run's end, far from the early looks' times.
-    const END: u64 = 1_000;
+    const END: Time = 1_000;
+
+    /// The progress of a run ending at `END` with `events` processed at `now`.
+    fn at(events: u64, now: Time) -> Progress {
+        Progress { now, end: END, events }
+    }
 
     #[test]
     fn a_large_run_asks_early_then_at_doubling_event_counts() {
         let mut a = Advisor::new(LARGE_RUN_BYTES);
         let unread = || -> Option<f64> { panic!("a large run does not read its memory") };
-        assert!(!a.due(FIRST_AT_EVENTS - 1, 0, END, unread), "not yet");
-        assert!(a.due(FIRST_AT_EVENTS + 5, 1, END, unread));
-        assert!(!a.due(2 * (FIRST_AT_EVENTS + 5) - 1, 2, END, unread));
-        assert!(a.due(2 * (FIRST_AT_EVENTS + 5), 3, END, unread));
+        assert!(!a.due(&at(FIRST_AT_EVENTS - 1, 0), unread), "not yet");
+        assert!(a.due(&at(FIRST_AT_EVENTS + 5, 1), unread));
+        assert!(!a.due(&at(2 * (FIRST_AT_EVENTS + 5) - 1, 2), unread));
+        assert!(a.due(&at(2 * (FIRST_AT_EVENTS + 5), 3), unread));
     }
 
     #[test]
     fn no_run_asks_in_the_last_quarter_of_its_time() {
         let mut a = Advisor::new(LARGE_RUN_BYTES);
-        assert!(a.due(FIRST_AT_EVENTS, END * 3 / 4, END, || None), "a quarter of the run left");
-        assert!(!a.due(2 * FIRST_AT_EVENTS, END * 3 / 4 + 1, END, || None));
-        assert!(!a.due(4 * FIRST_AT_EVENTS, END, END, || None));
+        assert!(a.due(&at(FIRST_AT_EVENTS, END * 3 / 4), || None), "a quarter of the run left");
+        assert!(!a.due(&at(2 * FIRST_AT_EVENTS, END * 3 / 4 + 1), || None));
+        assert!(!a.due(&at(4 * FIRST_AT_EVENTS, END), || None));
     }
 
     #[test]
     fn a_smaller_run_asks_once_its_growth_makes_it_large_and_from_then_on() {
         let mib = 1024.0 * 1024.0;
         let mut a = Advisor { next: FIRST_AT_EVENTS, short_of: Some(Growth { estimate: 25.0 * mib, resident_at_build: 100.0 * mib }) };
-        assert!(!a.due(FIRST_AT_EVENTS, 1, END, || Some(106.0 * mib)), "31 MiB");
-        assert!(!a.due(4 * FIRST_AT_EVENTS, 2, END, || None), "nothing known: no growth");
-        assert!(a.due(8 * FIRST_AT_EVENTS, 3, END, || Some(107.0 * mib)), "32 MiB");
-        assert!(a.due(16 * FIRST_AT_EVENTS, 4, END, || panic!("not read again")));
+        assert!(!a.due(&at(FIRST_AT_EVENTS, 1), || Some(106.0 * mib)), "31 MiB");
+        assert!(!a.due(&at(4 * FIRST_AT_EVENTS, 2), || None), "nothing known: no growth");
+        assert!(a.due(&at(8 * FIRST_AT_EVENTS, 3), || Some(107.0 * mib)), "32 MiB");
+        assert!(a.due(&at(16 * FIRST_AT_EVENTS, 4), || panic!("not read again")));
     }
 
     #[test]

@@ -690,8 +690,9 @@ impl<M: Mechanism> Sim<M> {
                     // Reported as the plain loop does: each time another 65,536 events ran.
                     let events = self.processed();
                     if events >> 16 != before >> 16 {
-                        self.huge_pages.tick(events, self.now, self.end);
-                        if progress(&Progress { now: self.now, end: self.end, events }).is_break() {
+                        let at = Progress { now: self.now, end: self.end, events };
+                        self.huge_pages.tick(&at);
+                        if progress(&at).is_break() {
                             return Err(RunError::Interrupted);
                         }
                     }
@@ -700,8 +701,9 @@ impl<M: Mechanism> Sim<M> {
                 while let Some((t, ev)) = self.events.pop_before(bound) {
                     self.step(t, ev);
                     if self.events.processed() & 0xFFFF == 0 {
-                        self.huge_pages.tick(self.events.processed(), self.now, self.end);
-                        if progress(&Progress { now: self.now, end: self.end, events: self.events.processed() }).is_break() {
+                        let at = Progress { now: self.now, end: self.end, events: self.events.processed() };
+                        self.huge_pages.tick(&at);
+                        if progress(&at).is_break() {
                             return Err(RunError::Interrupted);
                         }
                     }

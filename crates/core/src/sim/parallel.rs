@@ -202,8 +202,9 @@ fn work<M: Mechanism>(sim: &mut Sim<M>, sh: &Shared<M::Header>, lookahead: Time,
         }
         publish(sim, &sh.figures[parity][me]);
         if let Some(report) = lead.as_mut() {
-            sim.huge_pages.tick(events, sim.now, sim.end);
-            let stop = report(&Progress { now: sim.now, end: sim.end, events }).is_break();
+            let at = Progress { now: sim.now, end: sim.end, events };
+            sim.huge_pages.tick(&at);
+            let stop = report(&at).is_break();
             sh.stop[parity].store(stop, Ordering::Release);
         }
     }
