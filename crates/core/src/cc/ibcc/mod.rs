@@ -29,7 +29,7 @@ use crate::node_map::NodeMap;
 use crate::packet::{Packet, PacketKind};
 use crate::time::{ps_from_ns, Time};
 use rand::RngExt;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 const CONTROL_VC: Vc = 0;
 const DATA_VC: Vc = 1;
@@ -53,8 +53,10 @@ pub struct IbCc {
     data_bytes: u32,
     cct: Vec<Time>,
     timer: Time,
-    /// Output ports (switch, port) in the congestion state (hysteresis memory).
-    congested: FxHashSet<(SwitchId, PortId)>,
+    /// Output ports in the congestion state (hysteresis memory): a mask of ports per switch
+    /// (`config::validate::MAX_SWITCH_PORTS`), grown to the highest switch seen. Asked at every
+    /// data packet's transmit, where a hashed set of (switch, port) cost a probe each time.
+    congested: Vec<u64>,
     /// Eligible packets per port since its last mark (counter marking).
     eligible: FxHashMap<(SwitchId, PortId), u32>,
     /// Per source, by destination: flows with a CCTI above the minimum or a pending gap; the
@@ -131,7 +133,7 @@ examples model Paper III's hardware switches: a single threshold at 64 KiB of a 
             data_bytes: cfg.nic.data_packet_bytes,
             cct: c.cct.table_ns().into_iter().map(ps_from_ns).collect(),
             timer: ps_from_ns(c.ccti_timer_ns),
-            congested: FxHashSet::default(),
+            congested: Vec::new(),
             eligible: FxHashMap::default(),
             flows: Vec::new(),
             marks: 0,
@@ -193,16 +195,15 @@ impl IbCc {
         // on ports facing channel adapters). CCFIT's root CFQs say it themselves.
         let cfq = self.cfg.threshold_mode == ThresholdMode::Cfq;
         let root = cfq || out.downstream_credits >= self.data_bytes || (self.cfg.victim_mask && out.to_host);
-        let was = self.congested.contains(&(sw, port));
+        let was = self.congested.get(sw.idx()).is_some_and(|m| m & port.bit() != 0);
         // A single threshold follows occupancy and root state; with hysteresis a port that
         // entered stays until its occupancy falls to the lower threshold.
         let now = if was && self.lower_bytes < self.upper_bytes { level > lower } else { level > upper && root };
         if now != was {
-            if now {
-                self.congested.insert((sw, port));
-            } else {
-                self.congested.remove(&(sw, port));
+            if self.congested.len() <= sw.idx() {
+                self.congested.resize(sw.idx() + 1, 0);
             }
+            self.congested[sw.idx()] ^= port.bit();
         }
         now
     }
