@@ -54,7 +54,7 @@ pub struct IbCc {
     cct: Vec<Time>,
     timer: Time,
     /// Output ports in the congestion state (hysteresis memory): a mask of ports per switch
-    /// (`config::validate::MAX_SWITCH_PORTS`), grown to the highest switch seen. Asked at every
+    /// (`config::MAX_SWITCH_PORTS`), grown to the highest switch seen. Asked at every
     /// data packet's transmit, where a hashed set of (switch, port) cost a probe each time.
     congested: Vec<u64>,
     /// Eligible packets per port since its last mark (counter marking).
