@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import ROOT, command  # noqa: E402
+from run import ROOT, command, machine  # noqa: E402
 
 DEFAULT = ROOT / "bench" / "fattree256_uniform_1ms.toml"
 # What two builds may report differently for the same results.
@@ -97,6 +97,7 @@ def main() -> int:
     if args.threads < 1:
         raise SystemExit(f"--threads {args.threads}: give 1 or more")
     at_once = args.threads == 1 and not args.sequential and (os.cpu_count() or 1) >= 2
+    print(f"machine: {machine()}")
     print(f"{args.scenario.name}: {args.pairs} pairs, {'at once, one core each' if at_once else 'one run at a time'}, {args.threads} thread(s) per run")
     ratios, differ = [], set()
     for k in range(args.pairs):

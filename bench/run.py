@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark runner: events/s, packet-hops/s, delivered packets/s, simulated ns per wall
-second and peak memory for the fixed scenarios in bench/. Figures go to docs/performance.md.
+second and peak memory for the fixed scenarios in bench/, after a line naming the machine
+(`machine`). Figures go to docs/performance.md, with their machine.
 
     python bench/run.py            # every scenario, best of 3
     python bench/run.py --repeat 5 bench/fattree256_uniform_1ms.toml
@@ -29,6 +30,26 @@ BINARY = ROOT / "target" / "release" / "lossless"
 SCENARIOS = [ROOT / "bench" / name for name in ("fattree256_uniform_1ms.toml", "fattree4096_uniform.toml", "fb512_uniform.toml", "fattree1024_websearch.toml", "fattree1024_ecocc.toml")]
 # BookSim on the 256-node scenario, measured on these machines (issue 2).
 BOOKSIM_PACKETS_PER_S = 1_900
+
+
+def machine() -> str:
+    """The processor the figures were taken on: its name, family and model, cores, and the
+    data caches of its first core (sysfs), e.g. "AMD EPYC (family 25, model 1), 2 cores, L2
+    512K per core, L3 32768K shared". These sessions' machines change model from day to day, and
+    the figures with them (docs/performance.md): a figure is quoted with its machine."""
+    cpuinfo = Path("/proc/cpuinfo")
+    first_cpu = cpuinfo.read_text().split("\n\n")[0] if cpuinfo.exists() else ""
+    info = {k.strip(): v.strip() for k, v in (line.split(":", 1) for line in first_cpu.splitlines() if ":" in line)}
+    name = info.get("model name", "unknown processor")
+    if "cpu family" in info:
+        name += f" (family {info['cpu family']}, model {info.get('model', '?')})"
+    caches = []
+    for index in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
+        level, kind = (index / "level").read_text().strip(), (index / "type").read_text().strip()
+        if level != "1" and kind != "Instruction":
+            shared = "," in (cpus := (index / "shared_cpu_list").read_text().strip()) or "-" in cpus
+            caches.append(f"L{level} {(index / 'size').read_text().strip()} {'shared' if shared else 'per core'}")
+    return ", ".join([name, f"{os.cpu_count()} cores", *caches])
 
 
 def command(binary: Path, scenario: Path, out: Path, threads: int, sets: tuple[str, ...] | list[str]) -> list[str]:
@@ -70,6 +91,7 @@ def main() -> int:
         raise SystemExit(f"--binary {args.binary}: no such command or executable file")
     else:
         binary = Path(found)
+    print(f"machine: {machine()}")
     print(f"{'scenario':<28} {'wall s':>7} {'Mevents/s':>10} {'Mhops/s':>8} {'kpkt/s':>8} {'x BookSim':>9} {'us sim/s':>9} {'peak MiB':>9}")
     for sc in args.scenarios:
         best = min((measure(sc, args.threads, binary=binary) for _ in range(args.repeat)), key=lambda r: r["wall_s"])

@@ -21,7 +21,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import BINARY, ROOT, measure  # noqa: E402
+from run import BINARY, ROOT, machine, measure  # noqa: E402
 
 SCENARIO = ROOT / "bench" / "fattree4096_uniform.toml"
 # (hosts, k, n, simulated us)
@@ -37,6 +37,8 @@ def main() -> int:
     if not BINARY.exists():
         raise SystemExit(f"{BINARY} is missing: cargo build --release -p lossless-cli")
     rows = []
+    taken_on = machine()
+    print(f"machine: {taken_on}")
     print("| hosts | threads | simulated us | wall s | M events/s | simulated us per wall s | peak MiB | speed-up |")
     print("|---|---|---|---|---|---|---|---|")
     for hosts, k, n, us in SIZES:
@@ -63,6 +65,7 @@ def main() -> int:
         ax.set_ylabel(label)
         ax.legend()
     right.set_yscale("log")
+    fig.suptitle(taken_on, fontsize=8)
     fig.tight_layout()
     FIGURE.parent.mkdir(exist_ok=True)
     fig.savefig(FIGURE, dpi=100)
