@@ -21,6 +21,13 @@ fn each_error_names_its_key() {
         (&["cc.mechanism=\"srpp\""], "cc.mechanism", "did you mean `srp`?"),
         (&["traffic.0.load=1.5"], "traffic[0].load", "between 1e-6 and 1"),
         (&["traffic.0.load=\"high\""], "traffic[0].load", "invalid type"),
+        (&["traffic[0].load=\"high\""], "traffic[0].load", "invalid type"),
+        // Inside tables whose `kind` picks their fields, which serde reads through a buffer.
+        (&["topology.n=2.5"], "topology.n", "expected u32"),
+        (&["topology.latency_ns=\"5\""], "topology.latency_ns", "expected f64"),
+        (&["traffic.0.message.packets=\"4\""], "traffic[0].message.packets", "invalid type"),
+        (&["traffic.0.message={kind=\"uniform\",min=2,max=-1}"], "traffic[0].message.max", "expected u32"),
+        (&["topology={kind=\"fat_tree2\",leaves=4,hosts_per_leaf=\"x\",spines=\"x\"}"], "topology", "invalid type"),
         (&["topology.k=1"], "topology.k", "at least 2"),
         (&["traffic.0.packet_bytes=1500"], "traffic[0].packet_bytes", "must be between 1 and nic.data_packet_bytes (256)"),
         (&["cc.mechanism=\"srp\"", "traffic.0.packet_bytes=128"], "traffic[0].packet_bytes", "srp times messages in packets of nic.data_packet_bytes (256)"),

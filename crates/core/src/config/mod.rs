@@ -35,7 +35,8 @@ impl Config {
         for o in overrides {
             apply_override(&mut table, o)?;
         }
-        let cfg: Config = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(serde_error)?;
+        let root = toml::Value::Table(table);
+        let cfg: Config = serde_path_to_error::deserialize(root.clone()).map_err(|e| serde_error(e, &root))?;
         cfg.validate()?;
         Ok(cfg)
     }
@@ -50,7 +51,7 @@ impl Config {
 /// `value` as a `T`, the contents of key `key` (a dotted path): for tables this layer keeps
 /// untyped, as the mechanisms' settings. Errors name the full path of the offending key.
 pub fn typed<T: serde::de::DeserializeOwned>(key: &str, value: toml::Value) -> ConfigResult<T> {
-    serde_path_to_error::deserialize(value).map_err(serde_error).map_err(|e| {
+    serde_path_to_error::deserialize(value.clone()).map_err(|e| serde_error(e, &value)).map_err(|e| {
         let full = if e.key.is_empty() { key.to_string() } else { format!("{key}.{}", e.key) };
         ConfigError { key: full, ..e }
     })
@@ -66,14 +67,52 @@ pub fn closest<'a>(given: &str, candidates: impl IntoIterator<Item = &'a str>) -
         .map(|(_, c)| c)
 }
 
-/// A typing error (unknown key, wrong type, unknown variant) with the path of the key, and for a
-/// misspelt key or value the closest valid one.
-fn serde_error(e: serde_path_to_error::Error<toml::de::Error>) -> ConfigError {
+/// A typing error (unknown key, wrong type, unknown variant) in `root` with the path of the key,
+/// and for a misspelt key or value the closest valid one.
+fn serde_error(e: serde_path_to_error::Error<toml::de::Error>, root: &toml::Value) -> ConfigError {
     let path = e.path().to_string();
-    let key = if path == "." { String::new() } else { path };
     let message = e.inner().message().trim();
+    let key = match (path.as_str(), buffered_field(root, e.path(), message)) {
+        (".", field) => field.unwrap_or_default(),
+        (_, Some(field)) => format!("{path}.{field}"),
+        (_, None) => path,
+    };
     let hint = did_you_mean(message).map(|s| format!("did you mean `{s}`? ")).unwrap_or_default();
     ConfigError::new(key, format!("{message}; {hint}see docs/config.md for the keys and their types"))
+}
+
+/// The field a wrong type or value at `path` of `root` is in, where serde names only the table
+/// around it: a table whose `kind` picks its fields (`topology`, `message`, `flow_control`: an
+/// internally tagged enum) is read through a buffer that serde_path_to_error cannot follow. It
+/// is the one field of that table holding the value the message quotes (`invalid type: string
+/// "4", expected u32`), as serde's own `Unexpected` writes it; none if no field or several do.
+fn buffered_field(root: &toml::Value, path: &serde_path_to_error::Path, message: &str) -> Option<String> {
+    let quoted = message.strip_prefix("invalid type: ").or_else(|| message.strip_prefix("invalid value: "))?.split(", expected ").next()?;
+    let mut at = root;
+    for segment in path.iter() {
+        at = match segment {
+            serde_path_to_error::Segment::Map { key } => at.get(key.as_str())?,
+            serde_path_to_error::Segment::Seq { index } => at.get(*index)?,
+            _ => return None,
+        };
+    }
+    let mut holding = at.as_table()?.iter().filter(|(_, v)| unexpected(v).to_string() == quoted);
+    let (field, _) = holding.next()?;
+    holding.next().is_none().then(|| field.clone())
+}
+
+/// `v` as serde describes a value it did not expect.
+fn unexpected(v: &toml::Value) -> serde::de::Unexpected<'_> {
+    use serde::de::Unexpected;
+    match v {
+        toml::Value::String(s) => Unexpected::Str(s),
+        toml::Value::Integer(i) => Unexpected::Signed(*i),
+        toml::Value::Float(f) => Unexpected::Float(*f),
+        toml::Value::Boolean(b) => Unexpected::Bool(*b),
+        toml::Value::Array(_) => Unexpected::Seq,
+        toml::Value::Table(_) => Unexpected::Map,
+        toml::Value::Datetime(_) => Unexpected::Other("datetime"),
+    }
 }
 
 /// In serde's "unknown field `lod`, expected one of `name`, `load`, ..." (or "unknown variant"),

@@ -1,12 +1,12 @@
 //! `--set dotted.key=value` overrides, applied to the TOML table before it is typed, so that
 //! they are checked exactly like the file's own keys. Array elements are addressed by index:
-//! `traffic.0.load=0.5`.
+//! `traffic.0.load=0.5`, or as error messages name them, `traffic[0].load=0.5`.
 
 use crate::error::{ConfigError, ConfigResult};
 
 pub fn apply_override(table: &mut toml::Table, assignment: &str) -> ConfigResult<()> {
     let (path, raw) = assignment.split_once('=').ok_or_else(|| ConfigError::new("--set", format!("`{assignment}` is not of the form dotted.key=value")))?;
-    let parts: Vec<&str> = path.trim().split('.').collect();
+    let parts: Vec<&str> = path.trim().split('.').flat_map(indexed).collect();
     if parts.iter().any(|p| p.is_empty()) {
         return Err(ConfigError::new("--set", format!("`{assignment}` has an empty key part")));
     }
@@ -18,6 +18,14 @@ pub fn apply_override(table: &mut toml::Table, assignment: &str) -> ConfigResult
         *table = t;
     }
     result
+}
+
+/// A dotted part as error messages write a list's element, `traffic[0]`, as the two parts
+/// `traffic` and `0`.
+fn indexed(part: &str) -> impl Iterator<Item = &str> {
+    let mut pieces = part.split('[');
+    let name = pieces.next().into_iter();
+    name.chain(pieces.map(|index| index.strip_suffix(']').unwrap_or(index)))
 }
 
 fn set_path(root: &mut toml::Value, parts: &[&str], value: toml::Value) -> ConfigResult<()> {
@@ -73,6 +81,8 @@ mod tests {
         apply_override(&mut t, "cc.mechanism=none").unwrap();
         assert_eq!(t["switch"]["speedup"].as_float(), Some(1.5));
         assert_eq!(t["traffic"][0]["load"].as_float(), Some(0.7));
+        apply_override(&mut t, "traffic[0].load=0.2").unwrap();
+        assert_eq!(t["traffic"][0]["load"].as_float(), Some(0.2));
         assert_eq!(t["cc"]["mechanism"].as_str(), Some("none"));
     }
 
@@ -83,6 +93,9 @@ mod tests {
         assert_eq!(e.key, "traffic.3");
         let e = apply_override(&mut t, "traffic.x=1").unwrap_err();
         assert_eq!(e.key, "traffic.x");
+        let e = apply_override(&mut t, "traffic[3].load=1").unwrap_err();
+        assert_eq!(e.key, "traffic.3");
+        assert!(apply_override(&mut t, "[0].load=1").is_err(), "a list's element needs the list's name");
         assert!(apply_override(&mut t, "noequals").is_err());
     }
 }
