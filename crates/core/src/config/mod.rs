@@ -71,34 +71,70 @@ pub fn closest<'a>(given: &str, candidates: impl IntoIterator<Item = &'a str>) -
 /// and for a misspelt key or value the closest valid one.
 fn serde_error(e: serde_path_to_error::Error<toml::de::Error>, root: &toml::Value) -> ConfigError {
     let path = e.path().to_string();
-    let message = e.inner().message().trim();
-    let key = match (path.as_str(), buffered_field(root, e.path(), message)) {
-        (".", field) => field.unwrap_or_default(),
-        (_, Some(field)) => format!("{path}.{field}"),
+    let at = value_at(root, e.path());
+    let message = plain(e.inner().message().trim(), at);
+    let key = match (path.as_str(), at.and_then(|v| buffered_field(v, &message))) {
+        (".", field) => field.map(|f| f.trim_start_matches('.').to_string()).unwrap_or_default(),
+        (_, Some(field)) => format!("{path}{field}"),
         (_, None) => path,
     };
-    let hint = did_you_mean(message).map(|s| format!("did you mean `{s}`? ")).unwrap_or_default();
+    let hint = did_you_mean(&message).map(|s| format!("did you mean `{s}`? ")).unwrap_or_default();
     ConfigError::new(key, format!("{message}; {hint}see docs/config.md for the keys and their types"))
 }
 
-/// The field a wrong type or value at `path` of `root` is in, where serde names only the table
-/// around it: a table whose `kind` picks its fields (`topology`, `message`, `flow_control`: an
-/// internally tagged enum) is read through a buffer that serde_path_to_error cannot follow. It
-/// is the one field of that table holding the value the message quotes (`invalid type: string
-/// "4", expected u32`), as serde's own `Unexpected` writes it; none if no field or several do.
-fn buffered_field(root: &toml::Value, path: &serde_path_to_error::Path, message: &str) -> Option<String> {
-    let quoted = message.strip_prefix("invalid type: ").or_else(|| message.strip_prefix("invalid value: "))?.split(", expected ").next()?;
-    let mut at = root;
-    for segment in path.iter() {
-        at = match segment {
-            serde_path_to_error::Segment::Map { key } => at.get(key.as_str())?,
-            serde_path_to_error::Segment::Seq { index } => at.get(*index)?,
-            _ => return None,
-        };
+/// serde's and toml's words for a wrong value where a name or a table with a `kind` goes
+/// (`unit variant, expected string only`, `expected variant identifier`, `expected internally
+/// tagged enum TopologyConfig`), in the words of docs/config.md; `at` is the value.
+fn plain(message: &str, at: Option<&toml::Value>) -> String {
+    let (Some(v), Some((_, expected))) = (at, message.strip_prefix("invalid type: ").and_then(|m| m.split_once(", expected "))) else {
+        return message.to_string();
+    };
+    let expected = match expected {
+        "string only" | "variant identifier" => "one of its names as a string (in quotes)",
+        e if e.starts_with("internally tagged enum ") => "a table whose `kind` is one of its names",
+        _ => return message.to_string(),
+    };
+    format!("invalid type: {}, expected {expected}", unexpected(v))
+}
+
+/// The value at `path` of `root`, if the path leads to one.
+fn value_at<'a>(root: &'a toml::Value, path: &serde_path_to_error::Path) -> Option<&'a toml::Value> {
+    path.iter().try_fold(root, |at, segment| match segment {
+        serde_path_to_error::Segment::Map { key } => at.get(key.as_str()),
+        serde_path_to_error::Segment::Seq { index } => at.get(*index),
+        _ => None,
+    })
+}
+
+/// Where in `table` the wrong type, value or name that `message` quotes is (`.n`,
+/// `.packets[1]`), where serde names only the table: a table whose `kind` picks its fields
+/// (`topology`, `message`, `flow_control`: an internally tagged enum) is read through a buffer
+/// that serde_path_to_error cannot follow. It is the one place in the table holding the value
+/// as serde's own `Unexpected` writes it (`string "4"`, `floating point `2.5``); none if no
+/// place or several do.
+fn buffered_field(table: &toml::Value, message: &str) -> Option<String> {
+    let quoted = match message.strip_prefix("unknown variant `") {
+        Some(rest) => unexpected(&toml::Value::String(rest.split('`').next()?.to_string())).to_string(),
+        None => message.strip_prefix("invalid type: ").or_else(|| message.strip_prefix("invalid value: "))?.split(", expected ").next()?.to_string(),
+    };
+    table.as_table()?;
+    let mut found = Vec::new();
+    holding(table, &quoted, String::new(), &mut found);
+    let place = found.pop()?;
+    found.is_empty().then_some(place)
+}
+
+/// Adds to `found` the places in `v` (their paths after `here`, `v`'s own) whose value `quoted`
+/// describes.
+fn holding(v: &toml::Value, quoted: &str, here: String, found: &mut Vec<String>) {
+    match v {
+        toml::Value::Table(t) => t.iter().for_each(|(k, x)| holding(x, quoted, format!("{here}.{k}"), found)),
+        toml::Value::Array(a) => a.iter().enumerate().for_each(|(i, x)| holding(x, quoted, format!("{here}[{i}]"), found)),
+        _ => {}
     }
-    let mut holding = at.as_table()?.iter().filter(|(_, v)| unexpected(v).to_string() == quoted);
-    let (field, _) = holding.next()?;
-    holding.next().is_none().then(|| field.clone())
+    if !here.is_empty() && unexpected(v).to_string() == quoted {
+        found.push(here);
+    }
 }
 
 /// `v` as serde describes a value it did not expect.
