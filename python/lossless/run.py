@@ -25,9 +25,39 @@ _LATENCIES = ("packet_latency_ns", "inflight_latency_ns", "network_latency_ns", 
 FLOW_COLUMNS = ["class", "src", "dst", "packets", "bytes", "start_ns", "fct_ns", "ideal_ns", "slowdown"]
 
 
+def plain(value: Any) -> Any:
+    """`value` with numpy's (and pandas') scalars and arrays as the Python numbers and lists they
+    hold, and tuples as lists, inside mappings and lists too: a config, override or swept list
+    built with numpy (`np.linspace(0.1, 0.9, 9)`, `np.int64(3)`) reads as one written by hand."""
+    if isinstance(value, Mapping):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if not isinstance(value, str) and callable(getattr(value, "tolist", None)):
+        # An array's `tolist` gives nested lists, a numpy scalar's its Python number.
+        return plain(value.tolist())
+    return value
+
+
+def _first_none(value: Any, here: str = "") -> str | None:
+    """The key of the first None in a plain config, as error messages write keys
+    (`traffic[0].load`)."""
+    items = value.items() if isinstance(value, Mapping) else enumerate(value) if isinstance(value, list) else ()
+    for k, v in items:
+        key = f"{here}[{k}]" if isinstance(k, int) else f"{here}.{k}" if here else k
+        if v is None:
+            return key
+        if (inner := _first_none(v, key)) is not None:
+            return inner
+    return None
+
+
 def _config_args(config: ConfigLike) -> dict[str, str]:
     """A path to a TOML file, TOML text, or a dict shaped like the TOML file."""
     if isinstance(config, Mapping):
+        config = plain(config)
+        if (key := _first_none(config)) is not None:
+            raise _lossless.ConfigError(f"`{key}`: None has no TOML form; leave the key out to take its default")
         return {"json_text": json.dumps(config)}
     if isinstance(config, os.PathLike) or (isinstance(config, str) and "\n" not in config and config.endswith(".toml")):
         path = Path(config)
@@ -61,13 +91,16 @@ def threads_per_run(threads: int | None) -> Iterator[None]:
 def _overrides(seed: int | None, overrides: Sequence[str] | Mapping[str, Any] | None, threads: int | None = None) -> list[str]:
     out: list[str] = []
     if isinstance(overrides, Mapping):
-        out += [f"{k}={_toml_value(v)}" for k, v in overrides.items()]
+        if (key := next((k for k, v in overrides.items() if v is None), None)) is not None:
+            raise _lossless.ConfigError(f"`{key}`: None has no TOML form; leave the key out to take its default")
+        out += [f"{k}={_toml_value(plain(v))}" for k, v in overrides.items()]
     elif overrides is not None:
         if isinstance(overrides, str):
             raise TypeError("overrides must be a list of 'key=value' strings or a dict, not a single string")
         out += list(overrides)
     if seed is not None:
-        if not isinstance(seed, int) or seed < 0:
+        seed = plain(seed)
+        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
             raise _lossless.ConfigError(f"`seed`: must be a non-negative integer, got {seed!r}")
         out.append(f"simulation.seed={seed}")
     if threads is not None:
@@ -76,6 +109,7 @@ def _overrides(seed: int | None, overrides: Sequence[str] | Mapping[str, Any] | 
 
 
 def _check_threads(threads: Any) -> int:
+    threads = plain(threads)
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
         raise _lossless.ConfigError(f"`threads`: must be a non-negative integer (0: one per core), got {threads!r}")
     return threads

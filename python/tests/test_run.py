@@ -165,6 +165,32 @@ def test_bad_arguments_are_refused_clearly(default_example):
         lossless.run(default_example, seed=-1)
 
 
+def test_numpy_numbers_and_arrays_read_as_the_values_they_hold(default_example):
+    import tomllib
+
+    import numpy as np
+
+    cfg = tomllib.loads(default_example.read_text())
+    cfg["simulation"]["measure_ns"] = 20_000
+    by_hand = lossless.run(cfg, seed=3, overrides={"traffic.0.load": 0.25, "traffic.0.message.packets": 2}, threads=1).summary
+    cfg["simulation"]["measure_ns"] = np.int64(20_000)
+    with_numpy = lossless.run(cfg, seed=np.int64(3), overrides={"traffic.0.load": np.float64(0.25), "traffic.0.message.packets": np.int32(2)}, threads=np.int64(1)).summary
+    for s in (by_hand, with_numpy):
+        s.pop("wall_s")
+    assert with_numpy == by_hand
+
+
+def test_none_is_refused_naming_its_key(default_example):
+    import tomllib
+
+    cfg = tomllib.loads(default_example.read_text())
+    cfg["traffic"][0]["load"] = None
+    with pytest.raises(lossless.ConfigError, match=r"`traffic\[0\]\.load`: None has no TOML form"):
+        lossless.run(cfg)
+    with pytest.raises(lossless.ConfigError, match=r"`traffic\.0\.load`: None has no TOML form"):
+        lossless.run(default_example, overrides={"traffic.0.load": None})
+
+
 def test_validate_returns_resolved_config(default_example):
     text = lossless.validate(default_example, overrides={"traffic.0.load": 0.25})
     assert "load = 0.25" in text

@@ -58,6 +58,17 @@ def test_points_nest_in_file_order():
     assert points[3].overrides({"s": 0}) == {"s": 0, **points[3].params, "simulation.seed": 6}
 
 
+def test_lists_made_with_numpy_are_swept_as_the_lists_they_hold():
+    import numpy as np
+
+    spec = Spec(base={}, product={"traffic.0.load": np.linspace(0.2, 0.4, 3)}, zip={"z": np.arange(2)}, seeds=np.arange(1, 3), set={"s": np.int64(7)})
+    assert spec.product == {"traffic.0.load": [0.2, 0.30000000000000004, 0.4]} and spec.zip == {"z": [0, 1]}
+    points = spec.points()
+    assert len(points) == 3 * 2 * 2
+    assert all(type(v) in (int, float) for p in points for v in (*p.params.values(), p.seed))
+    assert points[-1].overrides(spec.set) == {"s": 7, "traffic.0.load": 0.4, "z": 1, "simulation.seed": 2}
+
+
 @pytest.mark.parametrize(
     "sweep, message",
     [

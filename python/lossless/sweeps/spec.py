@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .._lossless import ConfigError
+from ..run import plain
 
 _SWEEP_KEYS = {"base", "seeds", "product", "zip", "series"}
 
@@ -62,6 +63,9 @@ class Spec:
     set: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        # Lists made with numpy (`np.linspace`, `np.arange`) are swept as the lists they hold.
+        self.product, self.zip, self.series, self.set = (plain(self.product), plain(self.zip), plain(self.series), plain(self.set))
+        self.seeds = plain(self.seeds)
         for table in ("product", "zip"):
             for key, values in getattr(self, table).items():
                 if not isinstance(values, list) or not values:
