@@ -8,7 +8,7 @@ import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence, Union
 
 from . import _lossless
 from .deprecation import renamed_kwargs
@@ -39,15 +39,15 @@ def plain(value: Any) -> Any:
     return value
 
 
-def _first_none(value: Any, here: str = "") -> str | None:
-    """The key of the first None in a plain config, as error messages write keys
-    (`traffic[0].load`)."""
+def _first(value: Any, bad: Callable[[Any], bool], here: str = "") -> tuple[str, Any] | None:
+    """The first value in a plain config that is `bad`, with its key as error messages write
+    keys (`traffic[0].load`)."""
     items = value.items() if isinstance(value, Mapping) else enumerate(value) if isinstance(value, list) else ()
     for k, v in items:
         key = f"{here}[{k}]" if isinstance(k, int) else f"{here}.{k}" if here else k
-        if v is None:
-            return key
-        if (inner := _first_none(v, key)) is not None:
+        if bad(v):
+            return key, v
+        if (inner := _first(v, bad, key)) is not None:
             return inner
     return None
 
@@ -56,8 +56,11 @@ def _config_args(config: ConfigLike) -> dict[str, str]:
     """A path to a TOML file, TOML text, or a dict shaped like the TOML file."""
     if isinstance(config, Mapping):
         config = plain(config)
-        if (key := _first_none(config)) is not None:
-            raise _lossless.ConfigError(f"`{key}`: None has no TOML form; leave the key out to take its default")
+        if (found := _first(config, lambda v: v is None)) is not None:
+            raise _lossless.ConfigError(f"`{found[0]}`: None has no TOML form; leave the key out to take its default")
+        # The dict crosses to the engine as JSON, which has no NaN or infinity.
+        if (found := _first(config, lambda v: isinstance(v, float) and not math.isfinite(v))) is not None:
+            raise _lossless.ConfigError(f"`{found[0]}`: must be a finite number, got {found[1]}")
         return {"json_text": json.dumps(config)}
     if isinstance(config, os.PathLike) or (isinstance(config, str) and "\n" not in config and config.endswith(".toml")):
         path = Path(config)

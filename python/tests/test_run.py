@@ -180,12 +180,15 @@ def test_numpy_numbers_and_arrays_read_as_the_values_they_hold(default_example):
     assert with_numpy == by_hand
 
 
-def test_none_is_refused_naming_its_key(default_example):
+def test_none_and_non_finite_numbers_are_refused_naming_their_key(default_example):
     import tomllib
 
     cfg = tomllib.loads(default_example.read_text())
     cfg["traffic"][0]["load"] = None
     with pytest.raises(lossless.ConfigError, match=r"`traffic\[0\]\.load`: None has no TOML form"):
+        lossless.run(cfg)
+    cfg["traffic"][0]["load"] = float("nan")
+    with pytest.raises(lossless.ConfigError, match=r"`traffic\[0\]\.load`: must be a finite number, got nan"):
         lossless.run(cfg)
     with pytest.raises(lossless.ConfigError, match=r"`traffic\.0\.load`: None has no TOML form"):
         lossless.run(default_example, overrides={"traffic.0.load": None})
