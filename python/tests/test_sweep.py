@@ -58,8 +58,13 @@ def test_points_nest_in_file_order():
     assert points[3].overrides({"s": 0}) == {"s": 0, **points[3].params, "simulation.seed": 6}
 
 
-def test_lists_made_with_numpy_are_swept_as_the_lists_they_hold():
+def test_lists_made_with_numpy_are_swept_as_the_lists_they_hold(tmp_path, default_example):
     import numpy as np
+
+    results = lossless.sweep(
+        default_example, tmp_path, product={"traffic.0.load": np.array([0.1, 0.2])}, seeds=np.arange(1, 2), overrides={"simulation.measure_ns": np.int64(2000)}, jobs=1, progress=False
+    )
+    assert results.points["traffic.0.load"].tolist() == [0.1, 0.2] and results.failures.empty
 
     spec = Spec(base={}, product={"traffic.0.load": np.linspace(0.2, 0.4, 3)}, zip={"z": np.arange(2)}, seeds=np.arange(1, 3), set={"s": np.int64(7)})
     assert spec.product == {"traffic.0.load": [0.2, 0.30000000000000004, 0.4]} and spec.zip == {"z": [0, 1]}

@@ -22,7 +22,7 @@ import pandas as pd
 
 from .. import _lossless
 from ..deprecation import renamed_kwargs
-from ..run import ConfigLike, _config_args, _overrides
+from ..run import ConfigLike, _config_args, _overrides, plain
 from .executors import Dask, Executor, Local
 from .results import SweepResults, load
 from .spec import Point, Spec
@@ -75,7 +75,7 @@ def sweep(
     store = Store(out)
     store.create()
     points = spec.points()
-    base = json.dumps(spec.base)
+    base = _config_args(spec.base)["json_text"]
     entries, todo = [], {}
     for p in points:
         entry = {"index": p.index, "series": p.series, "params": p.params, "seed": p.seed}
@@ -106,6 +106,8 @@ def sweep(
 
 
 def _spec(spec, product, zipped, series, seeds, fixed) -> Spec:
+    # numpy arrays as plain lists before they are tested for emptiness.
+    product, zipped, series, seeds, fixed = (plain(x) for x in (product, zipped, series, seeds, fixed))
     if isinstance(spec, Spec):
         if product or zipped or series or seeds or fixed:
             raise ValueError("give the dimensions and `overrides` in the Spec or as arguments, not both")

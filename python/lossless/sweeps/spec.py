@@ -64,7 +64,7 @@ class Spec:
 
     def __post_init__(self) -> None:
         # Lists made with numpy (`np.linspace`, `np.arange`) are swept as the lists they hold.
-        self.product, self.zip, self.series, self.set = (plain(self.product), plain(self.zip), plain(self.series), plain(self.set))
+        self.base, self.product, self.zip, self.series, self.set = (plain(self.base), plain(self.product), plain(self.zip), plain(self.series), plain(self.set))
         self.seeds = plain(self.seeds)
         for table in ("product", "zip"):
             for key, values in getattr(self, table).items():
