@@ -52,12 +52,16 @@ def _first(value: Any, bad: Callable[[Any], bool], here: str = "") -> tuple[str,
     return None
 
 
+def _refuse_none(config: Mapping[str, Any]) -> None:
+    if (found := _first(config, lambda v: v is None)) is not None:
+        raise _lossless.ConfigError(f"`{found[0]}`: None has no TOML form; leave the key out to take its default")
+
+
 def _config_args(config: ConfigLike) -> dict[str, str]:
     """A path to a TOML file, TOML text, or a dict shaped like the TOML file."""
     if isinstance(config, Mapping):
         config = plain(config)
-        if (found := _first(config, lambda v: v is None)) is not None:
-            raise _lossless.ConfigError(f"`{found[0]}`: None has no TOML form; leave the key out to take its default")
+        _refuse_none(config)
         # The dict crosses to the engine as JSON, which has no NaN or infinity.
         if (found := _first(config, lambda v: isinstance(v, float) and not math.isfinite(v))) is not None:
             raise _lossless.ConfigError(f"`{found[0]}`: must be a finite number, got {found[1]}")
@@ -94,8 +98,7 @@ def threads_per_run(threads: int | None) -> Iterator[None]:
 def _overrides(seed: int | None, overrides: Sequence[str] | Mapping[str, Any] | None, threads: int | None = None) -> list[str]:
     out: list[str] = []
     if isinstance(overrides, Mapping):
-        if (key := next((k for k, v in overrides.items() if v is None), None)) is not None:
-            raise _lossless.ConfigError(f"`{key}`: None has no TOML form; leave the key out to take its default")
+        _refuse_none(overrides)
         out += [f"{k}={_toml_value(plain(v))}" for k, v in overrides.items()]
     elif overrides is not None:
         if isinstance(overrides, str):

@@ -72,9 +72,9 @@ pub fn closest<'a>(given: &str, candidates: impl IntoIterator<Item = &'a str>) -
 fn serde_error(e: serde_path_to_error::Error<toml::de::Error>, root: &toml::Value) -> ConfigError {
     let path = e.path().to_string();
     let at = value_at(root, e.path());
-    let message = plain(e.inner().message().trim(), at);
+    let message = in_config_words(e.inner().message().trim(), at);
     let key = match (path.as_str(), at.and_then(|v| buffered_field(v, &message))) {
-        (".", field) => field.map(|f| f.trim_start_matches('.').to_string()).unwrap_or_default(),
+        (".", _) => String::new(),
         (_, Some(field)) => format!("{path}{field}"),
         (_, None) => path,
     };
@@ -85,8 +85,8 @@ fn serde_error(e: serde_path_to_error::Error<toml::de::Error>, root: &toml::Valu
 /// serde's and toml's words for a wrong value where a name or a table with a `kind` goes
 /// (`unit variant, expected string only`, `expected variant identifier`, `expected internally
 /// tagged enum TopologyConfig`), in the words of docs/config.md; `at` is the value.
-fn plain(message: &str, at: Option<&toml::Value>) -> String {
-    let (Some(v), Some((_, expected))) = (at, message.strip_prefix("invalid type: ").and_then(|m| m.split_once(", expected "))) else {
+fn in_config_words(message: &str, at: Option<&toml::Value>) -> String {
+    let (Some(v), true, Some((_, expected))) = (at, message.starts_with("invalid type: "), wrong_and_expected(message)) else {
         return message.to_string();
     };
     let expected = match expected {
@@ -95,6 +95,12 @@ fn plain(message: &str, at: Option<&toml::Value>) -> String {
         _ => return message.to_string(),
     };
     format!("invalid type: {}, expected {expected}", unexpected(v))
+}
+
+/// In serde's "invalid type: string "4", expected u32" (or "invalid value: ..."), what it got
+/// and what it expected.
+fn wrong_and_expected(message: &str) -> Option<(&str, &str)> {
+    message.strip_prefix("invalid type: ").or_else(|| message.strip_prefix("invalid value: "))?.split_once(", expected ")
 }
 
 /// The value at `path` of `root`, if the path leads to one.
@@ -115,7 +121,7 @@ fn value_at<'a>(root: &'a toml::Value, path: &serde_path_to_error::Path) -> Opti
 fn buffered_field(table: &toml::Value, message: &str) -> Option<String> {
     let quoted = match message.strip_prefix("unknown variant `") {
         Some(rest) => unexpected(&toml::Value::String(rest.split('`').next()?.to_string())).to_string(),
-        None => message.strip_prefix("invalid type: ").or_else(|| message.strip_prefix("invalid value: "))?.split(", expected ").next()?.to_string(),
+        None => wrong_and_expected(message)?.0.to_string(),
     };
     table.as_table()?;
     let mut found = Vec::new();
