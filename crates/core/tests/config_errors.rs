@@ -23,10 +23,20 @@ fn each_error_names_its_key() {
         (&["traffic.0.load=\"high\""], "traffic[0].load", "invalid type"),
         (&["traffic[0].load=\"high\""], "traffic[0].load", "invalid type"),
         // Inside tables whose `kind` picks their fields, which serde reads through a buffer.
-        (&["topology.n=2.5"], "topology.n", "expected u32"),
-        (&["topology.latency_ns=\"5\""], "topology.latency_ns", "expected f64"),
+        (&["topology.n=2.5"], "topology.n", "invalid type: floating point `2.5`, expected a whole number from 0 to 4294967295"),
+        (&["topology.latency_ns=\"5\""], "topology.latency_ns", "invalid type: string \"5\", expected a number"),
         (&["traffic.0.message.packets=\"4\""], "traffic[0].message.packets", "invalid type"),
-        (&["traffic.0.message={kind=\"uniform\",min=2,max=-1}"], "traffic[0].message.max", "expected u32"),
+        (
+            &["traffic.0.message={kind=\"uniform\",min=2,max=-1}"],
+            "traffic[0].message.max",
+            "invalid value: integer `-1`, expected a whole number from 0 to 4294967295",
+        ),
+        // Rust's names for types are not a config's words.
+        (&["simulation=3"], "simulation", "invalid type: integer `3`, expected a table of keys"),
+        (&["simulation.seed=-1"], "simulation.seed", "expected a whole number from 0 to 18446744073709551615"),
+        (&["switch.speedup=true"], "switch.speedup", "invalid type: boolean `true`, expected a number"),
+        (&["traffic.0.sources=\"all\""], "traffic[0].sources", "invalid type: string \"all\", expected a list (in brackets)"),
+        (&["cc.mechanism=3"], "cc.mechanism", "invalid type: integer `3`, expected a string (in quotes)"),
         (&["topology={kind=\"fat_tree2\",leaves=4,hosts_per_leaf=\"x\",spines=\"x\"}"], "topology", "invalid type"),
         (&["traffic.0.message={kind=\"bimodal\",packets=[1,\"a\"]}"], "traffic[0].message.packets[1]", "invalid type"),
         (&["flow_control={kind=\"pfc\",xoff_bytes=\"big\"}"], "flow_control.xoff_bytes", "invalid type"),

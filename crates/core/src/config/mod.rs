@@ -82,19 +82,47 @@ fn serde_error(e: serde_path_to_error::Error<toml::de::Error>, root: &toml::Valu
     ConfigError::new(key, format!("{message}; {hint}see docs/config.md for the keys and their types"))
 }
 
-/// serde's and toml's words for a wrong value where a name or a table with a `kind` goes
+/// serde's and toml's words for a wrong value, in the words of docs/config.md: Rust's type
+/// names (`u32`, `f64`, `struct SimulationConfig`) as what a config holds (a whole number and
+/// its range, a number, a table), and toml's words where a name or a table with a `kind` goes
 /// (`unit variant, expected string only`, `expected variant identifier`, `expected internally
-/// tagged enum TopologyConfig`), in the words of docs/config.md; `at` is the value.
+/// tagged enum TopologyConfig`), whose value `at` then names.
 fn in_config_words(message: &str, at: Option<&toml::Value>) -> String {
-    let (Some(v), true, Some((_, expected))) = (at, message.starts_with("invalid type: "), wrong_and_expected(message)) else {
+    let Some((got, expected)) = wrong_and_expected(message) else {
         return message.to_string();
     };
-    let expected = match expected {
-        "string only" | "variant identifier" => "one of its names as a string (in quotes)",
-        e if e.starts_with("internally tagged enum ") => "a table whose `kind` is one of its names",
-        _ => return message.to_string(),
+    let wrong = if message.starts_with("invalid type: ") { "invalid type" } else { "invalid value" };
+    let named = match expected {
+        "string only" | "variant identifier" => Some("one of its names as a string (in quotes)"),
+        e if e.starts_with("internally tagged enum ") => Some("a table whose `kind` is one of its names"),
+        _ => None,
     };
-    format!("invalid type: {}, expected {expected}", unexpected(v))
+    match (named, at) {
+        (Some(named), Some(v)) if wrong == "invalid type" => format!("invalid type: {}, expected {named}", unexpected(v)),
+        (Some(_), _) => message.to_string(),
+        (None, _) => match config_type(expected) {
+            Some(words) => format!("{wrong}: {got}, expected {words}"),
+            None => message.to_string(),
+        },
+    }
+}
+
+/// What serde calls a type a config key holds, in a config's words; none for its other phrases.
+fn config_type(expected: &str) -> Option<String> {
+    let whole = |max: u64| format!("a whole number from 0 to {max}");
+    Some(match expected {
+        "u8" => whole(u8::MAX.into()),
+        "u16" => whole(u16::MAX.into()),
+        "u32" => whole(u32::MAX.into()),
+        "u64" | "usize" => whole(u64::MAX),
+        "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number".into(),
+        "f32" | "f64" => "a number".into(),
+        "a boolean" => "true or false".into(),
+        "a string" => "a string (in quotes)".into(),
+        "a sequence" => "a list (in brackets)".into(),
+        e if e.starts_with("struct ") => "a table of keys".into(),
+        _ => return None,
+    })
 }
 
 /// In serde's "invalid type: string "4", expected u32" (or "invalid value: ..."), what it got
