@@ -40,8 +40,9 @@ _POINT_COLUMNS = ["class", "offered", "accepted", "packet_latency_mean_ns", "pac
 def report(directory: str | os.PathLike, out: str | os.PathLike | None = None) -> Path:
     """Writes the report of the sweep in `directory` (default: DIR/report.html); returns its path."""
     directory = Path(directory)
-    results = load(directory)
+    # The manifest first: only a sweep has a report (`load` also reads a run's directory).
     manifest = Store(directory).read_manifest()
+    results = load(directory)
     out = check_file(out if out else directory / "report.html", "--out", (".html",))
     page = _page(directory, results, manifest)
     write_atomically(out, lambda tmp: Path(tmp).write_text(page))

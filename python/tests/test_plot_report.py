@@ -161,6 +161,18 @@ def test_plot_command(swept, tmp_path):
     assert p.returncode == 2 and "no column `nonsense`" in p.stderr and not (tmp_path / "x.png").exists()
 
 
+def test_plotting_a_directory_of_no_results_says_what_it_needs(tmp_path):
+    def plot(d: Path):
+        return subprocess.run([sys.executable, "-m", "lossless", "plot", str(d), "--kind", "timeseries", "--out", tmp_path / "x.png"], capture_output=True, text=True)
+
+    p = plot(tmp_path / "typo")
+    assert p.returncode == 2 and f"{tmp_path / 'typo'} does not exist: give the --out directory of `lossless sweep` or `lossless run`" in p.stderr, p.stderr
+    (tmp_path / "empty").mkdir()
+    p = plot(tmp_path / "empty")
+    assert p.returncode == 2 and "holds neither a sweep's results (sweep.json) nor a run's (summary.json)" in p.stderr, p.stderr
+    assert not (tmp_path / "x.png").exists() and not (tmp_path / "typo").exists()
+
+
 def chromium() -> str:
     for name in ("chromium", "chromium-browser", "google-chrome"):
         if shutil.which(name):

@@ -17,7 +17,7 @@ from typing import Any, Mapping
 import pandas as pd
 
 from ..run import _toml_value, class_rows
-from .store import Store
+from .store import MANIFEST, Store
 
 _SCALARS = (bool, int, float, str, type(None))
 
@@ -77,8 +77,11 @@ def load(directory: str | os.PathLike) -> SweepResults:
     """The results of the sweep in `directory` (finished points; failures; what is missing), or
     of the single run `lossless run --out DIR` wrote there (one point, nothing swept)."""
     store = Store(directory)
-    if not (store.root / "sweep.json").is_file() and (store.root / "summary.json").is_file():
-        return _load_run(store.root)
+    if not (store.root / MANIFEST).is_file():
+        if (store.root / "summary.json").is_file():
+            return _load_run(store.root)
+        what = f"holds neither a sweep's results ({MANIFEST}) nor a run's (summary.json)" if store.root.is_dir() else "does not exist"
+        raise FileNotFoundError(f"{store.root} {what}: give the --out directory of `lossless sweep` or `lossless run`")
     manifest = store.read_manifest()
     entries = manifest["points"]
     keys = list(dict.fromkeys(k for e in entries for k in e["params"]))
