@@ -35,6 +35,12 @@ from ..run import plain
 _SWEEP_KEYS = {"base", "seeds", "product", "zip", "series"}
 
 
+def _repeat(values: list[Any]) -> int | None:
+    """The position of the first value equal to an earlier one (values may be tables or lists,
+    which do not hash), if any."""
+    return next((i for i, v in enumerate(values) if v in values[:i]), None)
+
+
 @dataclass(frozen=True)
 class Point:
     """One simulation of a sweep: the base scenario with `overrides` applied."""
@@ -70,9 +76,16 @@ class Spec:
             for key, values in getattr(self, table).items():
                 if not isinstance(values, list) or not values:
                     raise ConfigError(f"`sweep.{table}.{key}`: give a non-empty list of values, got {values!r}")
+        # A point given twice would run twice and weigh twice in every mean over the sweep.
+        twice = "give each once (a repeated point would count twice in every mean)"
+        for key, values in self.product.items():
+            if (i := _repeat(values)) is not None:
+                raise ConfigError(f"`sweep.product.{key}`: {values[i]!r} appears twice; {twice}")
         lengths = {len(v) for v in self.zip.values()}
         if len(lengths) > 1:
             raise ConfigError(f"`sweep.zip`: the lists must have one length, got {', '.join(f'{k} ({len(v)})' for k, v in self.zip.items())}")
+        if (i := _repeat(list(zip(*self.zip.values())))) is not None:
+            raise ConfigError(f"`sweep.zip`: its values at position {i} ({', '.join(f'{k} = {v[i]!r}' for k, v in self.zip.items())}) repeat an earlier position's; {twice}")
         for name, overrides in self.series.items():
             if not isinstance(overrides, Mapping) or not overrides:
                 raise ConfigError(f"`sweep.series.{name}`: give a table of `key = value` overrides")
@@ -80,6 +93,8 @@ class Spec:
             not isinstance(self.seeds, list) or not self.seeds or any(not isinstance(s, int) or isinstance(s, bool) or s < 0 for s in self.seeds)
         ):
             raise ConfigError(f"`sweep.seeds`: give a non-empty list of non-negative integers, got {self.seeds!r}")
+        if self.seeds is not None and (i := _repeat(self.seeds)) is not None:
+            raise ConfigError(f"`sweep.seeds`: {self.seeds[i]} appears twice; {twice}")
         swept = [*self.product, *self.zip, *(k for o in self.series.values() for k in o)]
         if self.seeds is not None and "simulation.seed" in swept:
             raise ConfigError("`sweep.seeds`: simulation.seed is also swept elsewhere; keep one")
