@@ -44,6 +44,7 @@ fn each_error_names_its_key() {
         (&["topology.kind=3"], "topology.kind", "invalid type: integer `3`, expected one of its names as a string"),
         (&["topology=3"], "topology", "invalid type: integer `3`, expected a table whose `kind` is one of its names"),
         (&["topology.k=1"], "topology.k", "at least 2"),
+        (&["traffic.0.name=\" \""], "traffic[0].name", "is empty: give the class a name"),
         (&["traffic.0.packet_bytes=1500"], "traffic[0].packet_bytes", "must be between 1 and nic.data_packet_bytes (256)"),
         (&["cc.mechanism=\"srp\"", "traffic.0.packet_bytes=128"], "traffic[0].packet_bytes", "srp times messages in packets of nic.data_packet_bytes (256)"),
         (&["switch.read_ports=0"], "switch.read_ports", "must be between 1 and 63"),

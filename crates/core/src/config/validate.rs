@@ -45,6 +45,13 @@ impl Config {
         }
         let names: Vec<String> = self.traffic.iter().enumerate().map(|(i, t)| t.display_name(i)).collect();
         for (i, n) in names.iter().enumerate() {
+            // It labels the class's rows in timeseries.csv, where an empty field reads as missing.
+            if n.trim().is_empty() {
+                return Err(ConfigError::new(
+                    format!("traffic[{i}].name"),
+                    "is empty: give the class a name, or leave the key out for the default (its pattern and index)",
+                ));
+            }
             if names[..i].contains(n) {
                 return Err(ConfigError::new(format!("traffic[{i}].name"), format!("`{n}` is used by two classes: names must be unique")));
             }
