@@ -196,6 +196,11 @@ load = 0.1
     assert!(e.to_string().contains("cannot reach"), "{e}");
     let e = Config::from_toml_str(&text.replace("{ a = \"b\", b = \"y\" }", "{ a = \"b\", b = \"z\" }"), &[]).and_then(|c| check(&c)).unwrap_err();
     assert_eq!(e.key, "topology.links[1].b");
+    // A host or switch with an empty name could not be named in a link, a class or a report.
+    let e = Config::from_toml_str(&text.replace(r#"hosts = ["a", "b"]"#, r#"hosts = ["a", ""]"#).replace(r#"b = "y" }"#, r#"b = "" }"#), &[])
+        .and_then(|c| check(&c))
+        .unwrap_err();
+    assert_eq!((e.key.as_str(), e.message.as_str()), ("topology.hosts[1]", "is empty: give every host and switch a name"));
 }
 
 #[test]

@@ -71,8 +71,11 @@ pub fn build(hosts: &[String], switches: &[String], links: &[ExplicitLink], defa
     Ok(topo)
 }
 
+/// A name links, traffic and results can refer to: not empty, and no other host's or switch's.
 fn check_unique(names: &[(&str, Named)], n: &str, key: &str) -> ConfigResult<()> {
-    if names.iter().any(|(m, _)| *m == n) {
+    if n.trim().is_empty() {
+        Err(ConfigError::new(key, "is empty: give every host and switch a name"))
+    } else if names.iter().any(|(m, _)| *m == n) {
         Err(ConfigError::new(key, format!("`{n}` is used twice: host and switch names must be unique")))
     } else {
         Ok(())
