@@ -1,4 +1,5 @@
-"""The experiment commands of ``lossless``: sweep, plot, report (reproduce has its own module).
+"""The experiment commands of ``lossless``: sweep, plot, report (reproduce has its own module,
+and shares `guarded`).
 
 Exit status as for the Rust commands: 0 done, 1 some points failed, 2 bad input (the message
 names the key or argument), 130 interrupted.

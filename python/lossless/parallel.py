@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import os
 import sys
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
+from . import _lossless
 from .run import ConfigLike, Result, run
 
 
@@ -44,8 +45,20 @@ def map_parallel(f: Callable[[T], R], items: Iterable[T], jobs: int | None = Non
     bar = tqdm(total=len(items), desc=_progress, unit="run", disable=None if _progress else True, file=sys.stderr, leave=False)
     with bar, ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
         futures = [pool.submit(f, x) for x in items]
-        for _ in as_completed(futures):
-            bar.update()
+        try:
+            for _ in as_completed(futures):
+                bar.update()
+        except KeyboardInterrupt:
+            # Ctrl-C reaches this thread only: the queued items are dropped and the runs on the
+            # other threads stopped, else leaving would wait for them all to finish.
+            for fut in futures:
+                fut.cancel()
+            _lossless.stop_runs(True)
+            try:
+                wait(futures)
+            finally:
+                _lossless.stop_runs(False)
+            raise
         return [done.result() for done in futures]
 
 

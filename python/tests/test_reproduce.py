@@ -1,7 +1,9 @@
 """`lossless reproduce`: targets run, print paper vs ours, and write their figure and checks."""
 
 import csv
+import signal
 import subprocess
+import time
 
 import pytest
 
@@ -93,6 +95,28 @@ def test_cli_lists_and_refuses_unknown_targets():
     assert p.returncode == 0 and "srp-5" in p.stdout
     p = subprocess.run(["lossless", "reproduce", "srp-99"], capture_output=True, text=True)
     assert p.returncode == 2 and "unknown reproduction" in p.stderr
+    p = subprocess.run(["lossless", "reproduce", "srp-14", "--jobs", "-1"], capture_output=True, text=True)
+    assert p.returncode == 2 and "--jobs: give a positive number" in p.stderr
+
+
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_reproduction_stops_its_simulations_and_says_so(tmp_path, how):
+    # ib-t42 runs ten simulations of minutes each, two at a time on worker threads, which a
+    # signal does not reach: before, Ctrl-C waited for every one of them.
+    proc = subprocess.Popen(
+        ["lossless", "reproduce", "ib-t42", "--out", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # A shell starts background jobs with SIGINT ignored: give the default, as a terminal's Ctrl-C finds it.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    assert proc.stderr.readline().strip() == "ib-t42: running ..."
+    time.sleep(2)
+    proc.send_signal(how)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "interrupted: the target running wrote no checks.csv" in err and "Traceback" not in err, err
+    assert not (tmp_path / "ib-t42" / "checks.csv").exists()
 
 
 def test_transient_average_has_confidence_bands():

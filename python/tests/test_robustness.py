@@ -32,6 +32,26 @@ def test_ctrl_c_stops_a_python_run_promptly(default_example):
     assert waited < 10, f"took {waited:.1f} s to stop"
 
 
+def test_ctrl_c_stops_the_runs_of_every_thread(default_example):
+    # Three runs of minutes each, two at a time on worker threads, where a signal does not
+    # reach: the main thread stops them (`stop_runs`) and drops the one queued.
+    script = (
+        "import lossless\n"
+        "print('started', flush=True)\n"
+        f"lossless.run_many([({str(default_example)!r}, {{'simulation.measure_ns': 1e8}})] * 3, jobs=2)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert proc.stdout.readline().strip() == "started"
+    time.sleep(1.0)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    waited = time.monotonic() - sent
+    assert proc.returncode != 0 and "KeyboardInterrupt" in err, err
+    # Before, the worker threads' runs went on to their end, and the queued one after them.
+    assert waited < 10, f"took {waited:.1f} s to stop"
+
+
 def test_a_deadlocked_run_raises_with_the_results_up_to_then():
     with pytest.raises(lossless.DeadlockError) as e:
         lossless.run(RING)

@@ -7,6 +7,7 @@ use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 create_exception!(_lossless, ConfigError, PyValueError, "A configuration (file, dict, override) is invalid; the message names the key.");
 create_exception!(_lossless, InternalError, PyRuntimeError, "A bug in lossless (not in the input): please report it with the config that caused it.");
@@ -42,6 +43,18 @@ fn parse(toml_text: Option<&str>, json_text: Option<&str>, overrides: &[String])
     }
 }
 
+/// While set (`stop_runs`), every run of this process stops at its next progress report as on
+/// Ctrl-C. Python delivers a signal to its main thread only, where `check_signals` sees it: runs
+/// on other threads (`lossless.parallel.map_parallel`) learn of it here.
+static STOPPING: AtomicBool = AtomicBool::new(false);
+
+/// Stops every run in progress, on any thread, and any started while `on` (each raises
+/// `KeyboardInterrupt`); `False` lets runs go on again.
+#[pyfunction]
+fn stop_runs(on: bool) {
+    STOPPING.store(on, Ordering::Relaxed);
+}
+
 /// Runs one simulation. Returns (summary JSON, time-series rows JSON, link rows JSON, flow rows
 /// JSON or None without `simulation.record_flows`).
 #[pyfunction]
@@ -50,10 +63,11 @@ fn run(py: Python<'_>, toml_text: Option<&str>, json_text: Option<&str>, overrid
     no_panic(|| {
         let cfg = parse(toml_text, json_text, &overrides)?;
         // The simulation holds no Python object: other Python threads run meanwhile. Every
-        // progress report (65,536 events) takes the GIL to see whether Ctrl-C was pressed.
-        let stop_on_signal = &mut |_: &lossless_core::Progress| match Python::attach(|py| py.check_signals()) {
-            Ok(()) => ControlFlow::Continue(()),
-            Err(_) => ControlFlow::Break(()),
+        // progress report (65,536 events) takes the GIL to see whether Ctrl-C was pressed, or
+        // whether the main thread, which saw it, stops the runs of the others (`stop_runs`).
+        let stop_on_signal = &mut |_: &lossless_core::Progress| match STOPPING.load(Ordering::Relaxed) || Python::attach(|py| py.check_signals()).is_err() {
+            false => ControlFlow::Continue(()),
+            true => ControlFlow::Break(()),
         };
         let summary = py.detach(|| lossless_core::run(&cfg, stop_on_signal)).map_err(|e| match e {
             RunError::Config(e) => config_error(e),
@@ -93,5 +107,6 @@ fn _lossless(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(cli, m)?)?;
+    m.add_function(wrap_pyfunction!(stop_runs, m)?)?;
     Ok(())
 }

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from ..commands import guarded
 from ..outputs import OutputError, claim_dir
 from ..parallel import showing_progress
 from ..run import threads_per_run
@@ -132,6 +133,14 @@ def main(argv: list[str]) -> int:
     if unknown:
         print(f"error: unknown reproduction {', '.join(unknown)}; see `lossless reproduce --list`", file=sys.stderr)
         return 2
+    if args.jobs is not None and args.jobs < 1:
+        ap.error("--jobs: give a positive number of simulations at once")
+    # Ctrl-C (or a scheduler's SIGTERM) stops the running target's simulations: it leaves no
+    # checks.csv, the file that says a target finished.
+    return guarded(lambda: _run_targets(args), "the target running wrote no checks.csv")
+
+
+def _run_targets(args: argparse.Namespace) -> int:
     all_ok = True
     for i in args.ids:
         # Some targets run for minutes (docs/performance.md): say what is running, on stderr,
