@@ -40,6 +40,9 @@ def map_parallel(f: Callable[[T], R], items: Iterable[T], jobs: int | None = Non
     """`f` over `items` on `jobs` threads (default: the number of cores), results in order."""
     from tqdm import tqdm
 
+    if jobs is not None and (not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1):
+        raise ValueError(f"jobs: give a positive number of simulations at once, got {jobs!r}")
+
     items = list(items)
     # disable=None: no bar when stderr is not a terminal (logs stay readable), as for sweeps.
     bar = tqdm(total=len(items), desc=_progress, unit="run", disable=None if _progress else True, file=sys.stderr, leave=False)

@@ -33,6 +33,13 @@ def test_results_keep_the_items_order_and_a_failure_is_raised():
         map_parallel(fail_on_two, [1, 2, 3], jobs=2)
 
 
+@pytest.mark.parametrize("jobs", [0, -1, 1.5, "2"])
+def test_a_count_of_jobs_that_is_not_positive_is_refused_naming_it(jobs):
+    # Before, 0 meant one per core and -1 reached the executor ("max_workers must be greater than 0").
+    with pytest.raises(ValueError, match=f"jobs: give a positive number of simulations at once, got {jobs!r}"):
+        map_parallel(slow_square, [1], jobs=jobs)
+
+
 def test_a_bar_counts_finished_items_on_a_terminal_only_within_showing_progress(monkeypatch):
     shown = Terminal()
     monkeypatch.setattr(sys, "stderr", shown)
