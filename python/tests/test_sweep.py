@@ -97,6 +97,25 @@ def test_bad_specs_name_the_key(sweep, message):
         Spec.from_dict({"sweep": sweep})
 
 
+def test_setting_a_key_every_point_sweeps_is_refused_naming_both(tmp_path, default_example):
+    # Each point's value won, and the setting was silently lost.
+    cases = [
+        ({"product": {"traffic.0.load": [0.2, 0.4]}}, "traffic[0].load", "sweep.product"),
+        ({"zip": {"a": [1, 2]}}, "a", "sweep.zip"),
+        ({"seeds": [1, 2]}, "simulation.seed", "sweep.seeds"),
+        ({"series": {"x": {"cc.mechanism": "ecn"}, "y": {"cc.mechanism": "srp"}}}, "cc.mechanism", "every series of sweep.series"),
+    ]
+    for dims, key, where in cases:
+        with pytest.raises(lossless.ConfigError, match=re.escape(f"`{key}`: set for every point (--set, overrides=) but also swept by {where}, whose values would win")):
+            Spec(base={}, set={key: 1}, **dims)
+    # A key only some series set is the others' setting.
+    Spec(base={}, series={"x": {"cc.mechanism": "ecn"}, "y": {"cc.srp.n_min": 2}}, set={"cc.mechanism": "srp"})
+    # A spec file with the CLI's --set (Python's overrides=) is checked the same way, before anything is written.
+    with pytest.raises(lossless.ConfigError, match=re.escape("`traffic.0.load`: set for every point")):
+        lossless.sweep(spec_file(tmp_path, default_example), tmp_path / "out", overrides={"traffic.0.load": 0.9}, progress=False)
+    assert not (tmp_path / "out").exists()
+
+
 def test_the_stored_config_reproduces_the_run(default_example, fig1_example):
     """A point runs from its resolved config (its store key): it must give the same run as
     the base scenario with the overrides."""

@@ -120,6 +120,7 @@ def _spec(spec, product, zipped, series, seeds, fixed) -> Spec:
         else:
             raise ValueError("nothing to sweep: give a spec file with a [sweep] table, or product/zipped/series/seeds")
         s.set.update(fixed or {})
+        s.refuse_swept_set()
         return s
     args = _config_args(spec)
     base = json.loads(args["json_text"]) if "json_text" in args else tomllib.loads(args["toml_text"])

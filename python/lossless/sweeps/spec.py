@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,11 @@ from .._lossless import ConfigError
 from ..run import plain
 
 _SWEEP_KEYS = {"base", "seeds", "product", "zip", "series"}
+
+
+def _dotted(key: str) -> str:
+    """A key as overrides may write it (`traffic[0].load`) in the dotted form (`traffic.0.load`)."""
+    return re.sub(r"\[(\d+)\]", r".\1", key)
 
 
 def _repeat(values: list[Any]) -> int | None:
@@ -101,6 +107,21 @@ class Spec:
         clash = set(self.product) & set(self.zip)
         if clash:
             raise ConfigError(f"`sweep.zip.{sorted(clash)[0]}`: also in sweep.product; keep one")
+        self.refuse_swept_set()
+
+    def refuse_swept_set(self) -> None:
+        """Refuses a key set in every point (`set`: the CLI's --set, Python's overrides=) that a
+        dimension gives every point: each point's value would win, and the setting be silently
+        lost. A key only some series set takes the setting in the others."""
+        swept = {**{k: "sweep.product" for k in self.product}, **{k: "sweep.zip" for k in self.zip}}
+        if self.series:
+            swept.update({k: "every series of sweep.series" for k in set.intersection(*(set(o) for o in self.series.values()))})
+        if self.seeds is not None:
+            swept["simulation.seed"] = "sweep.seeds"
+        swept = {_dotted(k): where for k, where in swept.items()}
+        for key in self.set:
+            if _dotted(key) in swept:
+                raise ConfigError(f"`{key}`: set for every point (--set, overrides=) but also swept by {swept[_dotted(key)]}, whose values would win: remove one")
 
     @classmethod
     def from_file(cls, path: str | os.PathLike) -> Spec:
