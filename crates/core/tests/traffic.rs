@@ -152,6 +152,34 @@ message = {{ kind = "fixed", packets = 1 }}
 }
 
 #[test]
+fn a_tree_of_one_switch_runs_under_every_tree_routing_as_under_shortest_paths() {
+    // A 1-level k-ary tree and a 2-level fat tree with one leaf are one switch: up*/down*
+    // routing has only down ports to take (it used to refuse them as not trees).
+    for topology in [
+        r#"kind = "kary_ntree"
+k = 8
+n = 1"#,
+        r#"kind = "fat_tree2"
+leaves = 1
+hosts_per_leaf = 8
+spines = 2"#,
+    ] {
+        let with = |algo: &str| {
+            let mut s = run(&format!(
+                "[simulation]\nwarmup_ns = 0\nmeasure_ns = 20000\n[topology]\n{topology}\n[routing]\nalgorithm = \"{algo}\"\n[[traffic]]\npattern = \"uniform\"\nload = 0.5\n"
+            ));
+            s.wall_s = 0.0;
+            serde_json::to_string(&s).unwrap()
+        };
+        let reference = with("shortest_path");
+        assert!(reference.contains("\"delivered\""));
+        for algo in ["nca", "dmodk", "ecmp", "auto"] {
+            assert_eq!(with(algo), reference, "{algo} on {topology}");
+        }
+    }
+}
+
+#[test]
 fn explicit_routes_override_shortest_paths() {
     // Two paths from a to b: via y (shortest, 2 switches) or via z then y (3 switches).
     let text = |routes: &str| {

@@ -51,9 +51,9 @@ pub struct UpDown {
 impl UpDown {
     /// The routing of tree `topo` (for algorithm `name`), refused on other topologies.
     pub fn build(topo: &Topology, climb: Climb, name: &str) -> ConfigResult<UpDown> {
-        if !topo.is_tree() {
+        let Some(up_ports_per_level) = &topo.up_ports_per_level else {
             return Err(ConfigError::new("routing.algorithm", format!("{name} needs a tree topology (kary_ntree or fat_tree2); use shortest_path")));
-        }
+        };
         // Host ranges below every switch, leaves first.
         let mut range: Vec<Option<(u32, u32)>> = vec![None; topo.switches.len()];
         let mut order: Vec<usize> = (0..topo.switches.len()).collect();
@@ -81,7 +81,7 @@ impl UpDown {
                 span,
                 down: children.iter().map(|c| c.2).collect(),
                 up: node.ports.iter().enumerate().filter(|(_, p)| p.up).map(|(i, _)| PortId::new(i)).collect(),
-                stride: topo.up_ports_per_level.iter().take(node.level as usize).product(),
+                stride: up_ports_per_level.iter().take(node.level as usize).product(),
             });
         }
         Ok(UpDown { switches: switches.into_iter().map(|s| s.expect("every switch visited")).collect(), climb })

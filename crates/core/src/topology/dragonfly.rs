@@ -42,7 +42,7 @@ pub fn build(shape: Groups, global_latency_ns: f64, link: &LinkConfig) -> Topolo
             }
         }
     }
-    let mut topo = b.finish(Vec::new());
+    let mut topo = b.finish(None);
     topo.groups = Some(shape);
     topo
 }

@@ -61,7 +61,7 @@ pub fn build(hosts: &[String], switches: &[String], links: &[ExplicitLink], defa
     if let Some(h) = host_linked.iter().position(|x| !x) {
         return Err(ConfigError::new("topology.links", format!("host `{}` has no link", hosts[h])));
     }
-    let topo = b.finish(Vec::new());
+    let topo = b.finish(None);
     if let Some(s) = topo.switches.iter().find(|s| s.ports.len() > crate::config::MAX_SWITCH_PORTS as usize) {
         return Err(ConfigError::new(
             "topology.links",

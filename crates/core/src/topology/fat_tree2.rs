@@ -35,8 +35,8 @@ pub fn build(leaves: u32, hosts_per_leaf: u32, spines: u32, link: &LinkConfig) -
                 b.link_switches(SwitchId(l), SwitchId(spine0 + s), true, rate, lat, None);
             }
         }
-        b.finish(vec![spines])
+        b.finish(Some(vec![spines]))
     } else {
-        b.finish(Vec::new())
+        b.finish(Some(Vec::new()))
     }
 }

@@ -33,7 +33,7 @@ pub fn build(k: u32, n: u32, c: u32, link: &LinkConfig) -> Topology {
             }
         }
     }
-    let mut topo = b.finish(Vec::new());
+    let mut topo = b.finish(None);
     topo.grid = Some(Grid { routers_per_dim: k, dims: n, concentration: c });
     topo
 }

@@ -47,7 +47,7 @@ pub fn build(k: u32, n: u32, link: &LinkConfig) -> Topology {
     // The parent's down ports were appended in the order children were visited, not by digit:
     // renumber them so that down port d of a level-(l+1) switch leads to the child whose digit l
     // is d.
-    let mut topo = b.finish(vec![k; (n - 1) as usize]);
+    let mut topo = b.finish(Some(vec![k; (n - 1) as usize]));
     for s in &mut topo.switches {
         if s.level == 0 {
             continue;

@@ -55,8 +55,10 @@ pub struct Topology {
     pub channels: Vec<Channel>,
     /// Each channel's label for reports (explicit topologies may name links, e.g. `L0`).
     pub channel_names: Vec<String>,
-    /// For trees: the number of up ports per switch at each level (D-mod-K strides).
-    pub up_ports_per_level: Vec<u32>,
+    /// For trees: the number of up ports per switch at each level but the top (D-mod-K
+    /// strides); none for other topologies. A one-switch tree (`n = 1`, one leaf) has no level
+    /// with up ports, and is still a tree that up*/down* routing serves.
+    pub up_ports_per_level: Option<Vec<u32>>,
     /// For flattened butterflies: their shape, whose port layout minimal routing computes on.
     pub grid: Option<Grid>,
     /// For dragonflies: their shape.
@@ -102,7 +104,7 @@ impl Topology {
     }
 
     pub fn is_tree(&self) -> bool {
-        !self.up_ports_per_level.is_empty()
+        self.up_ports_per_level.is_some()
     }
 
     /// Looks a host up by name.
@@ -186,7 +188,7 @@ impl Builder {
         self.switches[b.idx()].ports.push(Port { out: ba, inp: ab, up: false });
     }
 
-    pub fn finish(self, up_ports_per_level: Vec<u32>) -> Topology {
+    pub fn finish(self, up_ports_per_level: Option<Vec<u32>>) -> Topology {
         Topology {
             host_out: self.host_out.into_iter().map(|c| c.expect("every host is linked by the builder")).collect(),
             host_in: self.host_in.into_iter().map(|c| c.expect("every host is linked by the builder")).collect(),
