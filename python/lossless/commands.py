@@ -19,17 +19,17 @@ from ._lossless import ConfigError
 EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 1, 2, 130
 
 
-def parse_set(items: list[str]) -> dict[str, Any]:
-    """`--set key=value` arguments, values in TOML as for `lossless run`."""
+def parse_set(items: list[str], flag: str = "--set") -> dict[str, Any]:
+    """`--set key=value` arguments (or `flag`'s), values in TOML as for `lossless run`."""
     out = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise ConfigError(f"`--set {item}`: give key=value, e.g. --set traffic.0.load=0.6")
+            raise ConfigError(f"`{flag} {item}`: give key=value, e.g. {flag} traffic.0.load=0.6")
         try:
             out[key.strip()] = tomllib.loads(f"v = {value}")["v"]
         except tomllib.TOMLDecodeError:
-            raise ConfigError(f"`--set {item}`: the value is not TOML (strings need quotes: {key}='\"text\"')") from None
+            raise ConfigError(f"`{flag} {item}`: the value is not TOML (strings need quotes: {key}='\"text\"')") from None
     return out
 
 
@@ -98,7 +98,7 @@ def plot(argv: list[str]) -> int:
     def go() -> int:
         from .sweeps import load
 
-        results = load(args.dir).select(parse_set(args.where))
+        results = load(args.dir).select(parse_set(args.where, "--where"))
         common = {"traffic_class": args.traffic_class}
         if args.kind == "heatmap":
             if not (args.x and args.y):

@@ -190,6 +190,8 @@ def _sender_distribution(groups, by: str | None, name: str) -> Figure:
 def heatmap(results: SweepResults, *, x: str, y: str, value: str = "accepted", traffic_class: str | None = None) -> Figure:
     """A two-parameter landscape (as the thesis' CCTI_Timer x Marking_Rate surface): the mean
     of `value` over seeds for each (x, y), annotated."""
+    if x == y:
+        raise ValueError(f"heatmap: x and y are both `{x}`: give two different swept keys")
     points, name = _class_rows(results.points, traffic_class)
     _require(points, [x, y, value])
     _only_seeds_vary(results, points, [x, y])

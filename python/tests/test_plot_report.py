@@ -136,6 +136,19 @@ def test_a_figure_that_would_mix_points_is_refused(swept):
         plot.timeseries(lossless.load(swept))
 
 
+def test_a_selection_or_axis_that_names_no_point_says_what_there_is(swept):
+    results = lossless.load(swept)
+    # Before: an empty selection, then "no finished point to plot"; and a pandas error for the heat map.
+    with pytest.raises(ValueError, match=r"no finished point has traffic.0.load = 0.25; their values: 0.3, 0.6, 0.9"):
+        results.select({"traffic.0.load": 0.25})
+    with pytest.raises(ValueError, match="no finished point has series = 'srp'"):
+        results.select({"series": "srp"})
+    with pytest.raises(ValueError, match="heatmap: x and y are both `series`"):
+        plot.heatmap(results, x="series", y="series")
+    p = subprocess.run([sys.executable, "-m", "lossless", "plot", str(swept), "--kind", "latency", "--where", "traffic.0.load", "--out", "x.png"], capture_output=True, text=True)
+    assert p.returncode == 2 and "`--where traffic.0.load`: give key=value, e.g. --where" in p.stderr, p.stderr
+
+
 def test_saturation_against_a_parameter():
     def sat(below, above, accepted):
         return Saturation(accepted, Point(below, accepted, 1.0, False), Point(above, above, 50.0, True))

@@ -50,15 +50,21 @@ class SweepResults:
     def select(self, where: Mapping[str, Any]) -> SweepResults:
         """The points whose identity columns have the given values, e.g.
         ``results.select({"series": "srp", "traffic.0.load": 0.8})``."""
+        for column, value in where.items():
+            if column not in self.dimensions:
+                raise ValueError(f"`{column}` is not swept; swept: {', '.join(self.dimensions)}")
+            if not self.points.empty and not (self.points[column] == value).any():
+                values = ", ".join(map(repr, sorted(self.points[column].unique().tolist(), key=str)))
+                raise ValueError(f"no finished point has {column} = {value!r}; their values: {values}")
         tables = {}
         for name in ("points", "timeseries", "senders", "links", "meta", "failures", "flows"):
             df = getattr(self, name)
             for column, value in where.items():
-                if column not in self.dimensions:
-                    raise ValueError(f"`{column}` is not swept; swept: {', '.join(self.dimensions)}")
                 if not df.empty:
                     df = df[df[column] == value]
             tables[name] = df
+        if not self.points.empty and tables["points"].empty:
+            raise ValueError(f"no finished point has {', '.join(f'{c} = {v!r}' for c, v in where.items())} together")
         return SweepResults(**tables, dimensions=self.dimensions, missing=self.missing)
 
 
