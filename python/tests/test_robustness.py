@@ -15,9 +15,10 @@ import lossless
 RING = Path(__file__).resolve().parents[2] / "examples" / "deadlock" / "ring4_clockwise.toml"
 
 
-def test_ctrl_c_stops_a_python_run_promptly(default_example):
-    # 100 ms of simulated time on 256 hosts: minutes of work, so only Ctrl-C can end it soon.
-    script = f"import lossless\nprint('started', flush=True)\nlossless.run({str(default_example)!r}, overrides={{'simulation.measure_ns': 1e8}})\n"
+def ctrl_c(call: str) -> float:
+    """Seconds a Python process running `call` (after importing lossless) takes to end on Ctrl-C
+    sent a second after it starts; asserts that it ends by KeyboardInterrupt."""
+    script = f"import lossless\nprint('started', flush=True)\n{call}\n"
     # A shell starts background jobs with SIGINT ignored, and Python keeps an ignored SIGINT:
     # give the run the default, as a terminal's Ctrl-C finds it, wherever the suite runs.
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
@@ -26,28 +27,21 @@ def test_ctrl_c_stops_a_python_run_promptly(default_example):
     sent = time.monotonic()
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
-    waited = time.monotonic() - sent
     assert proc.returncode != 0 and "KeyboardInterrupt" in err, err
+    return time.monotonic() - sent
+
+
+def test_ctrl_c_stops_a_python_run_promptly(default_example):
+    # 100 ms of simulated time on 256 hosts: minutes of work, so only Ctrl-C can end it soon.
+    waited = ctrl_c(f"lossless.run({str(default_example)!r}, overrides={{'simulation.measure_ns': 1e8}})")
     # Before, the run ignored Ctrl-C until it ended; now it checks every 65,536 events.
     assert waited < 10, f"took {waited:.1f} s to stop"
 
 
 def test_ctrl_c_stops_the_runs_of_every_thread(default_example):
-    # Three runs of minutes each, two at a time on worker threads, where a signal does not
-    # reach: the main thread stops them (`stop_runs`) and drops the one queued.
-    script = (
-        "import lossless\n"
-        "print('started', flush=True)\n"
-        f"lossless.run_many([({str(default_example)!r}, {{'simulation.measure_ns': 1e8}})] * 3, jobs=2)\n"
-    )
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    assert proc.stdout.readline().strip() == "started"
-    time.sleep(1.0)
-    sent = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    waited = time.monotonic() - sent
-    assert proc.returncode != 0 and "KeyboardInterrupt" in err, err
+    # Three such runs, two at a time on worker threads, where a signal does not reach: the main
+    # thread stops them (`stop_runs`) and drops the one queued.
+    waited = ctrl_c(f"lossless.run_many([({str(default_example)!r}, {{'simulation.measure_ns': 1e8}})] * 3, jobs=2)")
     # Before, the worker threads' runs went on to their end, and the queued one after them.
     assert waited < 10, f"took {waited:.1f} s to stop"
 
