@@ -236,7 +236,9 @@ def run(config: ConfigLike, *, seed: int | None = None, overrides: Sequence[str]
     overrides: as ``["traffic.0.load=0.5"]`` or ``{"traffic.0.load": 0.5}`` (``set=`` before 0.2).
     Raises ``lossless.ConfigError`` (a ``ValueError``) naming the key on bad input,
     ``lossless.DeadlockError`` if the network deadlocks (its ``result`` has the results up to
-    then), and ``KeyboardInterrupt`` on Ctrl-C, within about a tenth of a second.
+    then), and ``KeyboardInterrupt`` on Ctrl-C, within about a tenth of a second. Warns
+    (``UserWarning``) where the command line warns: a class that starts after the run's end,
+    more threads than cores.
     """
     import pandas as pd
 

@@ -227,6 +227,15 @@ def test_treatment_variation_follows_paper_iii():
         treatment_variation(ts, ["a", "c"], start_ns=0)
 
 
+def test_what_the_cli_warns_of_a_python_run_warns_of_too(default_example):
+    # A class that starts after the run's end sends nothing: the command line said so, Python
+    # said nothing.
+    with pytest.warns(UserWarning, match=r"`traffic\[0\].start_ns` \(1000000 ns\) is not before the end of the run .*: class `uniform` sends nothing") as caught:
+        r = lossless.run(default_example, overrides=[*SHORT, "traffic.0.start_ns=1e6"])
+    assert r.summary["classes"]["uniform"]["offered"] == 0
+    assert caught[0].filename == __file__, "the warning points at the caller"
+
+
 def test_the_old_keyword_names_still_work_with_a_warning(default_example):
     # `set=` and `zip=` shadowed Python builtins; they are `overrides=` and `zipped=` now.
     with pytest.warns(DeprecationWarning, match="`set=` is deprecated, use `overrides=`"):

@@ -248,6 +248,23 @@ fn a_deadlocked_run_exits_3_and_its_summary_names_the_cycle() {
 }
 
 #[test]
+fn a_run_that_cannot_be_what_was_meant_warns_and_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = out_dir(&tmp);
+    let cores = std::thread::available_parallelism().unwrap().get();
+    let threads = format!("{}", cores + 1);
+    let set = ["--set", "simulation.measure_ns=2000", "--set", "traffic.0.start_ns=1e6", "--threads", &threads];
+    let o = lossless(&[&["run", &example("fattree256_uniform.toml"), "--out", out.to_str().unwrap(), "-q"][..], &set].concat());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && out.join("summary.json").exists(), "{stderr}");
+    assert!(
+        stderr.contains("warning: `traffic[0].start_ns` (1000000 ns) is not before the end of the run (22000 ns): class `uniform` sends nothing"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&format!("warning: `simulation.threads` ({threads}) is more than this machine's {cores} cores")), "{stderr}");
+}
+
+#[test]
 fn version_names_the_commit() {
     let o = lossless(&["--version"]);
     let v = String::from_utf8_lossy(&o.stdout);

@@ -3,7 +3,7 @@
 
 use lossless_core::{Config, ConfigError as CoreConfigError, RunError};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -62,6 +62,12 @@ fn stop_runs(on: bool) {
 fn run(py: Python<'_>, toml_text: Option<&str>, json_text: Option<&str>, overrides: Vec<String>) -> PyResult<(String, String, String, Option<String>)> {
     no_panic(|| {
         let cfg = parse(toml_text, json_text, &overrides)?;
+        // What the command line prints as warnings, as Python's, at the caller of `lossless.run`:
+        // three frames up, past `run` and its `renamed_kwargs` wrapper (a test checks where).
+        for w in cfg.warnings() {
+            let message = std::ffi::CString::new(w).map_err(|e| InternalError::new_err(e.to_string()))?;
+            PyErr::warn(py, &py.get_type::<PyUserWarning>(), &message, 3)?;
+        }
         // The simulation holds no Python object: other Python threads run meanwhile. Every
         // progress report (65,536 events) takes the GIL to see whether Ctrl-C was pressed, or
         // whether the main thread, which saw it, stops the runs of the others (`stop_runs`).

@@ -109,7 +109,8 @@ impl Config {
     /// starts after the run ends (common when a run is shortened with `--set`, so not an error).
     pub fn warnings(&self) -> Vec<String> {
         let end_ns = self.simulation.warmup_ns + self.simulation.measure_ns;
-        self.traffic
+        let mut warnings: Vec<String> = self
+            .traffic
             .iter()
             .enumerate()
             .filter(|(_, t)| t.start_ns >= end_ns)
@@ -120,7 +121,17 @@ impl Config {
                     t.display_name(i)
                 )
             })
-            .collect()
+            .collect();
+        // More threads than cores only take turns on them (and wait for each other at every
+        // window's barrier).
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if self.simulation.threads as usize > cores {
+            warnings.push(format!(
+                "`simulation.threads` ({}) is more than this machine's {cores} cores: the run takes longer, its results are the same",
+                self.simulation.threads
+            ));
+        }
+        warnings
     }
 }
 
