@@ -183,6 +183,9 @@ def test_plotting_a_directory_of_no_results_says_what_it_needs(tmp_path):
     (tmp_path / "empty").mkdir()
     p = plot(tmp_path / "empty")
     assert p.returncode == 2 and "holds neither a sweep's results (sweep.json) nor a run's (summary.json)" in p.stderr, p.stderr
+    (tmp_path / "afile").write_text("")
+    p = plot(tmp_path / "afile")
+    assert p.returncode == 2 and f"{tmp_path / 'afile'} is not a directory: give the --out directory" in p.stderr, p.stderr
     assert not (tmp_path / "x.png").exists() and not (tmp_path / "typo").exists()
 
 

@@ -93,7 +93,7 @@ class Store:
     def read_manifest(self) -> dict[str, Any]:
         path = self.root / MANIFEST
         if not self.root.is_dir():
-            raise FileNotFoundError(f"{self.root} does not exist (or is not a directory): give the --out directory of a sweep")
+            raise FileNotFoundError(f"{self.root} {'is not a directory' if self.root.exists() else 'does not exist'}: give the --out directory of a sweep")
         if not path.is_file():
             raise FileNotFoundError(f"{self.root} is not a sweep directory (no {MANIFEST}): run `lossless sweep SPEC --out {self.root}` first")
         return json.loads(path.read_text())
