@@ -58,11 +58,13 @@ def sweep(argv: list[str]) -> int:
             print(f"point {f.point} failed ({f.kind}): {f.message}", file=sys.stderr)
         return EXIT_FAILED if len(results.failures) else 0
 
-    return guarded(go, f"finished points are kept in {args.out}; run the same command again to finish the rest")
+    return guarded(go, f"finished points are kept in {args.out}; run the same command again to finish the rest", writing=args.out)
 
 
-def guarded(action: Callable[[], int], on_interrupt: str) -> int:
-    """Runs a command: bad input and interrupts become messages and exit codes, not tracebacks."""
+def guarded(action: Callable[[], int], on_interrupt: str, writing: Path | None = None) -> int:
+    """Runs a command: bad input and interrupts become messages and exit codes, not tracebacks.
+    `writing`: where the command writes, named when the file system fails without a file name
+    (a full disk fails a write, which has none)."""
     # Schedulers (Slurm, PBS) stop jobs with SIGTERM: treat it as Ctrl-C.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
@@ -71,7 +73,8 @@ def guarded(action: Callable[[], int], on_interrupt: str) -> int:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except OSError as e:  # read-only place, disk full: the file system's words, on one line
-        print(f"error: {e.strerror or e}: {e.filename or ''}".rstrip(": "), file=sys.stderr)
+        where = e.filename or (writing and f"writing to {writing}") or ""
+        print(f"error: {e.strerror or e}: {where}".rstrip(": "), file=sys.stderr)
         return EXIT_FAILED
     except KeyboardInterrupt:
         print(f"\ninterrupted: {on_interrupt}", file=sys.stderr)

@@ -1,5 +1,6 @@
 """The `lossless` command as a newcomer meets it: help, list, version, start-up."""
 
+import signal
 import subprocess
 import sys
 
@@ -31,3 +32,20 @@ def test_run_validate_and_version_start_without_pandas_or_matplotlib():
         imported = {line.split("|")[-1].strip() for line in p.stderr.splitlines() if line.startswith("import time:")}
         assert not imported & {"pandas", "matplotlib", "numpy"}, (args, sorted(imported & {"pandas", "matplotlib", "numpy"}))
     assert lossless("--version").stdout.startswith("lossless ")
+
+
+def test_a_full_disk_names_where_the_command_writes(capsys, tmp_path):
+    from lossless.commands import guarded
+
+    def write():
+        # A write that fails for want of space carries no file name.
+        raise OSError(28, "No space left on device")
+
+    before = signal.getsignal(signal.SIGTERM)  # `guarded` makes SIGTERM a Ctrl-C, as for a command
+    try:
+        assert guarded(write, "", writing=tmp_path / "sweep") == 1
+        assert capsys.readouterr().err.strip() == f"error: No space left on device: writing to {tmp_path / 'sweep'}"
+        assert guarded(write, "") == 1
+        assert capsys.readouterr().err.strip() == "error: No space left on device"
+    finally:
+        signal.signal(signal.SIGTERM, before)
