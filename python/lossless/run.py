@@ -212,7 +212,10 @@ class Result:
         """Accepted throughput of each source of class `name`, indexed by host id."""
         import pandas as pd
 
-        ids = self.summary["classes"][name]["source_ids"]
+        classes = self.summary["classes"]
+        if name not in classes:
+            raise KeyError(f"no traffic class `{name}` (classes: {', '.join(classes)})")
+        ids = classes[name]["source_ids"]
         return pd.Series({h: self.summary["sources"][str(h)] for h in ids}, name="accepted")
 
     @property

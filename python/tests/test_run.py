@@ -29,6 +29,11 @@ def test_run_returns_dataframes_with_the_documented_columns(default_example):
     k = r.counters
     assert k["in_flight"] == k["injected"] - k["delivered"] - k["dropped"]
     assert c.loc["uniform", "marked"] == 0.0  # no congestion control, no marks
+    # A class's sources are every host here: their throughput is the sources table's.
+    per_class = r.class_sources("uniform")
+    assert list(per_class.index) == list(range(256)) and (per_class.to_numpy() == r.sources["accepted"].to_numpy()).all()
+    with pytest.raises(KeyError, match=r"no traffic class `nosuch` \(classes: uniform\)"):
+        r.class_sources("nosuch")
 
 
 def test_flows_are_rows_of_completed_messages_only_when_recorded(default_example):
