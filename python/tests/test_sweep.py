@@ -116,6 +116,19 @@ def test_setting_a_key_every_point_sweeps_is_refused_naming_both(tmp_path, defau
     assert not (tmp_path / "out").exists()
 
 
+def test_where_points_run_is_said_once_and_by_an_executor(tmp_path, default_example):
+    # Before: jobs= was dropped beside client= or executor=, and executor="local" raised
+    # AttributeError from inside the sweep.
+    args = dict(product={"traffic.0.load": [0.1]}, progress=False)
+    with pytest.raises(ValueError, match=re.escape("give one of executor=, jobs= and client= (they say where points run), not jobs= and client=")):
+        lossless.sweep(default_example, tmp_path / "a", jobs=2, client="tcp://127.0.0.1:1", **args)
+    with pytest.raises(ValueError, match=re.escape("not executor= and jobs=")):
+        lossless.sweep(default_example, tmp_path / "b", executor=lossless.sweeps.Local(1), jobs=2, **args)
+    with pytest.raises(TypeError, match=re.escape("executor: give lossless.sweeps.Local(jobs), Dask(client) or another `Executor` (a `name` and `map_unordered`), not 'local'")):
+        lossless.sweep(default_example, tmp_path / "c", executor="local", **args)
+    assert not any((tmp_path / d).exists() for d in "abc")
+
+
 def test_the_stored_config_reproduces_the_run(default_example, fig1_example):
     """A point runs from its resolved config (its store key): it must give the same run as
     the base scenario with the overrides."""

@@ -70,8 +70,13 @@ def sweep(
     calling again with the same arguments finishes the rest.
     """
     spec = _spec(spec, product, zipped, series, seeds, overrides)
+    given = [name for name, v in (("executor", executor), ("jobs", jobs), ("client", client)) if v is not None]
+    if len(given) > 1:
+        raise ValueError(f"give one of executor=, jobs= and client= (they say where points run), not {' and '.join(f'{n}=' for n in given)}")
     if executor is None:
         executor = Dask(client) if client is not None else Local(jobs)
+    elif not (hasattr(executor, "name") and callable(getattr(executor, "map_unordered", None))):
+        raise TypeError(f"executor: give lossless.sweeps.Local(jobs), Dask(client) or another `Executor` (a `name` and `map_unordered`), not {executor!r}")
     store = Store(out)
     store.create()
     points = spec.points()
