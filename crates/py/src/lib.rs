@@ -71,9 +71,12 @@ fn run(py: Python<'_>, toml_text: Option<&str>, json_text: Option<&str>, overrid
         // The simulation holds no Python object: other Python threads run meanwhile. Every
         // progress report (65,536 events) takes the GIL to see whether Ctrl-C was pressed, or
         // whether the main thread, which saw it, stops the runs of the others (`stop_runs`).
-        let stop_on_signal = &mut |_: &lossless_core::Progress| match STOPPING.load(Ordering::Relaxed) || Python::attach(|py| py.check_signals()).is_err() {
-            false => ControlFlow::Continue(()),
-            true => ControlFlow::Break(()),
+        let stop_on_signal = &mut |_: &lossless_core::Progress| {
+            if STOPPING.load(Ordering::Relaxed) || Python::attach(|py| py.check_signals()).is_err() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
         };
         let summary = py.detach(|| lossless_core::run(&cfg, stop_on_signal)).map_err(|e| match e {
             RunError::Config(e) => config_error(e),

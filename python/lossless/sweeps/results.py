@@ -86,10 +86,7 @@ def load(directory: str | os.PathLike) -> SweepResults:
     if not (store.root / MANIFEST).is_file():
         if (store.root / "summary.json").is_file():
             return _load_run(store.root)
-        if store.root.is_dir():
-            what = f"holds neither a sweep's results ({MANIFEST}) nor a run's (summary.json)"
-        else:
-            what = "is not a directory" if store.root.exists() else "does not exist"
+        what = store.absent() or f"holds neither a sweep's results ({MANIFEST}) nor a run's (summary.json)"
         raise FileNotFoundError(f"{store.root} {what}: give the --out directory of `lossless sweep` or `lossless run`")
     manifest = store.read_manifest()
     entries = manifest["points"]

@@ -90,10 +90,17 @@ class Store:
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         write_json(self.root / MANIFEST, manifest)
 
+    def absent(self) -> str | None:
+        """Why the store's directory cannot hold results ("does not exist", "is not a
+        directory"), or None."""
+        if self.root.is_dir():
+            return None
+        return "is not a directory" if self.root.exists() else "does not exist"
+
     def read_manifest(self) -> dict[str, Any]:
         path = self.root / MANIFEST
-        if not self.root.is_dir():
-            raise FileNotFoundError(f"{self.root} {'is not a directory' if self.root.exists() else 'does not exist'}: give the --out directory of a sweep")
+        if (why := self.absent()) is not None:
+            raise FileNotFoundError(f"{self.root} {why}: give the --out directory of a sweep")
         if not path.is_file():
             raise FileNotFoundError(f"{self.root} is not a sweep directory (no {MANIFEST}): run `lossless sweep SPEC --out {self.root}` first")
         return json.loads(path.read_text())
