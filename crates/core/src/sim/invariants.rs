@@ -152,6 +152,17 @@ impl<M: Mechanism> Sim<M> {
                 if (sw.out_queued >> port & 1 == 1) != o.vcs.iter().any(|v| !v.fifo.is_empty()) {
                     return Err(format!("switch {s} output {port}: its bit in the switch's outputs with packets disagrees with its buffer"));
                 }
+                let control = |v: &usize| self.vcs[*v].class == crate::cc::VcClass::Control;
+                if (sw.out_req_control >> port & 1 == 1) != o.vcs.iter().enumerate().any(|(v, ovc)| control(&v) && ovc.req != 0) {
+                    return Err(format!("switch {s} output {port}: its bit in the switch's outputs requested on a control VC disagrees with its requests"));
+                }
+                if (sw.out_queued_control >> port & 1 == 1) != o.vcs.iter().enumerate().any(|(v, ovc)| control(&v) && !ovc.fifo.is_empty()) {
+                    return Err(format!("switch {s} output {port}: its bit in the switch's outputs holding a control packet disagrees with its buffer"));
+                }
+                let full = o.vcs.iter().enumerate().all(|(v, ovc)| control(&v) || ovc.bytes + self.p.control_bytes > self.p.out_cap);
+                if (sw.out_full >> port & 1 == 1) != full {
+                    return Err(format!("switch {s} output {port}: its bit in the switch's full outputs disagrees with its buffers"));
+                }
                 if o.defers_free() && (sw.out_queued | sw.out_req) >> port & 1 == 1 {
                     return Err(format!("switch {s} output {port}: its link's release is deferred while a packet waits for the output (`sim::lazy_link`)"));
                 }

@@ -46,7 +46,7 @@ impl<M: Mechanism> Sim<M> {
         let Some(at) = o.take_deferred_free() else { return };
         let free = Event::LinkFree { ch: o.link.ch };
         if self.events.passed(at, &free, self.now) {
-            o.end_transmission();
+            self.switches[s.idx()].end_transmission(port);
         } else {
             self.events.push(at, free);
         }

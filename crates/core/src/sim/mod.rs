@@ -491,6 +491,8 @@ impl<M: Mechanism> Sim<M> {
                     topo.hosts(),
                     &vcs,
                     in_cap,
+                    // Validated: an output buffer holds a data packet, so a control packet.
+                    out_cap - cfg.nic.control_packet_bytes,
                     |p| links(node, p),
                     fastest.scaled(cfg.switch.speedup),
                     |p| neighbour(node, p),

@@ -37,12 +37,13 @@ fn prefetch_input_counters(sw: &Switch, i: usize) {
 }
 
 impl<M: Mechanism> Sim<M> {
-    /// The two lines of switch `s` that events read (`Switch`'s layout).
+    /// The three lines of switch `s` that events read (`Switch`'s layout).
     #[inline(always)]
     fn prefetch_switch(&self, s: SwitchId) {
         let sw = &self.switches[s.idx()];
         prefetch(sw);
         prefetch(&sw.in_reads);
+        prefetch(&sw.out_busy);
     }
 
     /// The lines of output `o` that events read: a third line holds a second VC, which a run

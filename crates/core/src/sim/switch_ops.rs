@@ -265,7 +265,8 @@ impl<M: Mechanism> Sim<M> {
 
     /// Grants output `out`'s crossbar port to one requesting input, if any can go.
     pub(super) fn try_allocate(&mut self, s: SwitchId, out: PortId) {
-        if self.switches[s.idx()].out_req & out.bit() == 0 {
+        let sw = &self.switches[s.idx()];
+        if sw.out_req & out.bit() == 0 || sw.takes_only_control(out) && sw.out_req_control & out.bit() == 0 {
             return;
         }
         if let Some((i, vc, pkt, next_vc)) = self.pick(s, out) {
@@ -281,7 +282,7 @@ impl<M: Mechanism> Sim<M> {
         for group in &self.vc_groups {
             // Control packets cross even while the ports are moving a larger packet.
             let control = self.is_control(group[0]);
-            if !control && o.xbar_busy {
+            if !control && sw.out_busy & out.bit() != 0 {
                 return None;
             }
             let g = group.len();
@@ -420,14 +421,16 @@ impl<M: Mechanism> Sim<M> {
         sw.withdraw(i, out, vc);
         self.requesting(s, i, pkt, false);
         let sw = &mut self.switches[s.idx()];
-        sw.out_queued |= out.bit();
+        sw.queued(out, out_vc);
+        if occupies {
+            sw.out_busy |= out.bit();
+        }
         let p = self.slab.get_mut(pkt);
         let from = sw.input(i.idx(), vc as usize).pool(out, p.dst);
         let o = &mut sw.outputs[out.idx()];
         o.vcs[vc as usize].rr = ((i.idx() + 1) % inputs) as u8;
         o.vc_rr = next_vc as u8;
         if occupies {
-            o.xbar_busy = true;
             o.crossing = from;
         }
         p.vc = out_vc;
@@ -441,6 +444,7 @@ impl<M: Mechanism> Sim<M> {
         let p = self.slab.get_mut(pkt);
         ovc.bytes += p.bytes;
         ovc.peak = ovc.peak.max(ovc.bytes);
+        sw.filled(out, out_vc);
         // The tail reaches the output buffer when the crossbar has moved the whole packet, and
         // not before it arrived at the input.
         let done = (now + xbar.serialization(p.bytes)).max(p.tail_in);
@@ -462,7 +466,7 @@ impl<M: Mechanism> Sim<M> {
         if occupied {
             sw.in_reads[i.idx()] -= 1;
             sw.in_busy &= !i.bit();
-            sw.outputs[out.idx()].xbar_busy = false;
+            sw.out_busy &= !out.bit();
         }
         let o = &mut sw.outputs[out.idx()];
         o.vcs[vc as usize].queued -= bytes;
@@ -496,7 +500,7 @@ impl<M: Mechanism> Sim<M> {
             self.events.push(self.now + extra, Event::LinkFree { ch: o.link.ch });
             return;
         }
-        let freed = o.end_transmission();
+        let freed = self.switches[s.idx()].end_transmission(port);
         self.try_link(s, port);
         if freed {
             self.try_allocate(s, port);
@@ -525,13 +529,15 @@ impl<M: Mechanism> Sim<M> {
     /// lower-class packet is on the link, control packets interleave (see the module doc of
     /// `sim`).
     pub(super) fn try_link(&mut self, s: SwitchId, port: PortId) {
-        if self.switches[s.idx()].out_queued & port.bit() == 0 {
+        let sw = &self.switches[s.idx()];
+        let interleave = sw.out_sending & port.bit() != 0;
+        // A busy link takes nothing but a control packet to interleave.
+        if sw.out_queued & port.bit() == 0 || interleave && sw.out_queued_control & port.bit() == 0 {
             return;
         }
         let now = self.now;
-        let o = &self.switches[s.idx()].outputs[port.idx()];
+        let o = &sw.outputs[port.idx()];
         let crate::switch::OutLink { ch, rate, latency, to_host, home } = o.link;
-        let interleave = o.link_busy;
         if interleave && o.sending.is_some_and(|(vc, _)| self.is_control(vc)) {
             return;
         }
@@ -563,14 +569,15 @@ impl<M: Mechanism> Sim<M> {
         let earliest = tail_at_output.saturating_sub(ser);
         // Only a mechanism that sees transmissions reads it (a sum over the routing's phases).
         let queued = if M::HOOKS.transmit { self.lane(vc).map(|v| self.switches[s.idx()].outputs[port.idx()].vcs[v].queued).sum() } else { 0 };
-        let o = &mut self.switches[s.idx()].outputs[port.idx()];
+        let sw = &mut self.switches[s.idx()];
         if earliest > now {
             if !interleave {
-                o.link_busy = true;
+                sw.out_sending |= port.bit();
                 self.events.push(earliest, Event::LinkFree { ch });
             }
             return;
         }
+        let o = &mut sw.outputs[port.idx()];
         o.link_rr = next_rr as u8;
         let ovc = &mut o.vcs[vc as usize];
         ovc.fifo.pop_front(&self.slab);
@@ -593,12 +600,10 @@ impl<M: Mechanism> Sim<M> {
             ovc.bytes -= bytes;
             o.stretch += ser;
         } else {
-            o.link_busy = true;
             o.sending = Some((vc, NonZeroU32::new(bytes).expect("a packet has bytes")));
+            sw.out_sending |= port.bit();
         }
-        if o.vcs.iter().all(|v| v.fifo.is_empty()) {
-            self.switches[s.idx()].out_queued &= !port.bit();
-        }
+        sw.unqueued(port, vc);
         // After the queued mask: whether the link's release needs an event depends on it.
         if !interleave {
             self.link_frees(s, port, now + ser);

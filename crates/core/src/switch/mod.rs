@@ -214,8 +214,6 @@ pub struct Output {
     /// offset served first (a strict order would let a busy VC starve the others: the CBCM
     /// paper's Ideal and every routing phase put several data VCs on one link).
     pub link_rr: u8,
-    pub xbar_busy: bool,
-    pub link_busy: bool,
     /// VC and bytes of the packet on the link, released when serialization ends.
     pub sending: Option<(Vc, NonZeroU32)>,
     /// When serialization ends, if no `Event::LinkFree` was scheduled for it: nothing waited
@@ -287,25 +285,12 @@ impl Output {
             field(std::ptr::addr_of!(self.link).cast(), size_of::<OutLink>()),
             field(std::ptr::addr_of!(self.vc_rr), 1),
             field(std::ptr::addr_of!(self.link_rr), 1),
-            field(std::ptr::addr_of!(self.xbar_busy).cast(), 1),
-            field(std::ptr::addr_of!(self.link_busy).cast(), 1),
             field(std::ptr::addr_of!(self.sending).cast(), size_of::<Option<(Vc, NonZeroU32)>>()),
             field(std::ptr::addr_of!(self.deferred_free).cast(), 8),
             field(std::ptr::addr_of!(self.crossing).cast(), 4),
             field(std::ptr::addr_of!(self.stretch).cast(), 8),
         ];
         scalars.iter().fold(span(data, self.vcs.len() * size_of::<OutputVc>()) | length, |mask, m| mask | m)
-    }
-
-    /// The link finished its packet: it is idle, and the packet's bytes leave the buffer.
-    /// Whether a packet was on it (not a start deferred until its tail arrived).
-    pub fn end_transmission(&mut self) -> bool {
-        self.link_busy = false;
-        let freed = self.sending.take();
-        if let Some((vc, bytes)) = freed {
-            self.vcs[vc as usize].bytes -= bytes.get();
-        }
-        freed.is_some()
     }
 
     /// The release of the link, due at `at`, waits without an event (`sim::lazy_link`).
@@ -331,11 +316,12 @@ impl Output {
     }
 }
 
-/// The fields every packet's hop reads come first and fill the first cache line (the arrays as
-/// boxed slices, a pointer and a length each); the per-input counters and the pins are on the
-/// second, the random stream after them. On large networks each line of a switch an event
-/// reads is a miss, and the compiler's own order spread these over four (docs/performance.md,
-/// 2026-11-27).
+/// The fields a packet's hop reads fill the first three cache lines, aligned, ahead of the
+/// random stream: the arrays (as boxed slices, a pointer and a length each) and the masks of
+/// requests and queued packets first, then the per-input counters, the pins and the crossbar's
+/// rate, then the masks of what each output is doing. On large networks each line of a switch
+/// an event reads is a miss, and the compiler's own order spread these over four
+/// (docs/performance.md, 2026-11-27).
 #[repr(C, align(64))]
 pub struct Switch {
     /// Per input and VC, input-major (`Switch::input`): one per port, then the local input
@@ -363,11 +349,34 @@ pub struct Switch {
     pub in_req: Box<[u64]>,
     /// Per VC: bit i set while only input i's `Queueing::fifo_head` may leave (a bypass FIFO's
     /// head overtaken its limit of times), so only the head's output may take from that input.
-    /// Inline up to two VCs, on the second line: every allocation and every dequeue reads it.
+    /// Inline up to two VCs: every allocation and every dequeue reads it.
     pub pinned: SmallVec<[u64; 2]>,
     /// The crossbar's rate, towards every output: the switch's fastest port rate times
     /// `switch.speedup`.
     pub xbar: crate::time::Rate,
+    /// Bit o set while output o's crossbar port moves a packet, from its grant until its tail
+    /// has crossed (`Event::XbarDone`).
+    pub out_busy: u64,
+    /// Bit o set while output o's link is busy: sending a packet, or held for one whose tail
+    /// has not reached the buffer yet.
+    pub out_sending: u64,
+    /// Bit o set while no VC of output o but a control VC has room for another packet, even the
+    /// smallest (`Sim::pick`'s test). In a saturated network most allocations tried find their
+    /// output busy or full: these masks answer them without reading the output
+    /// (docs/performance.md, 2026-12-04).
+    pub out_full: u64,
+    /// Bit o set while some input requests output o on a control VC: the only packets an
+    /// output takes while its crossbar port is busy or its other VCs are full
+    /// (`Switch::takes_only_control`).
+    pub out_req_control: u64,
+    /// Bit o set while output o's buffer holds a control packet: the only packets its link
+    /// takes while it sends another (`sim` module doc, on interleaving).
+    pub out_queued_control: u64,
+    /// Bit v set for the VCs of the control class.
+    control_vcs: u64,
+    /// An output VC holding more bytes than this has no room for another packet, even the
+    /// smallest (a control packet): its buffer's capacity less one (`out_full`).
+    room: u32,
     /// Routing decisions (random up ports) draw from the switch's own stream.
     pub rng: Stream,
     /// Per output: its state that only some mechanisms and organizations read.
@@ -381,9 +390,10 @@ pub struct Switch {
     voq_bytes: Box<[u32]>,
 }
 
-// The layout the doc above describes: the hot fields fill the first line, the second starts
-// with the per-input counters.
-const _: () = assert!(std::mem::offset_of!(Switch, in_reads) == 64 && std::mem::offset_of!(Switch, rng) <= 128);
+// The layout the doc above describes: the second line starts with the per-input counters, the
+// third with the outputs' masks.
+const _: () =
+    assert!(std::mem::offset_of!(Switch, in_reads) == 64 && std::mem::offset_of!(Switch, out_busy) == 128 && std::mem::offset_of!(Switch, rng) <= 192);
 
 impl Switch {
     /// A switch with `ports` ports in a network of `hosts` hosts whose input buffers (each VC's)
@@ -391,13 +401,15 @@ impl Switch {
     /// end of port `p`, `None` for a host: how a VC's organization divides its buffers may
     /// depend on what feeds them (`Spec::pooling`). Port `p` receives on `links(p).0` and sends
     /// on `links(p).1`, its crossbar moves packets at `xbar`, and the outputs count their virtual
-    /// output queues' bytes if `voq_bytes`.
+    /// output queues' bytes if `voq_bytes`. Its output buffers hold `room` bytes per VC and
+    /// room for another packet besides (`Switch::room`).
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         ports: usize,
         hosts: usize,
         vcs: &[VcSpec],
         capacity: u32,
+        room: u32,
         links: impl Fn(PortId) -> (InLink, OutLink),
         xbar: crate::time::Rate,
         neighbour: impl Fn(PortId) -> Option<usize>,
@@ -449,8 +461,6 @@ impl Switch {
                     .collect(),
                 vc_rr: 0,
                 link_rr: 0,
-                xbar_busy: false,
-                link_busy: false,
                 deferred_free: NEVER,
                 sending: None,
                 crossing: 0,
@@ -458,16 +468,23 @@ impl Switch {
             })
             .collect();
         Switch {
-            inputs: inputs.into_boxed_slice(),
-            outputs,
             in_busy: 0,
             out_req: 0,
+            out_req_control: 0,
             out_queued: 0,
+            out_queued_control: 0,
+            out_busy: 0,
+            out_sending: 0,
+            out_full: 0,
+            inputs: inputs.into_boxed_slice(),
+            outputs,
             vcs: vcs.len(),
             in_reads: vec![0; ports + 1].into_boxed_slice(),
+            xbar,
             in_req: vec![0; ports + 1].into_boxed_slice(),
             pinned: smallvec![0; vcs.len()],
-            xbar,
+            control_vcs: vcs.iter().enumerate().filter(|(_, v)| v.class == VcClass::Control).fold(0, |mask, (v, _)| mask | 1 << v),
+            room,
             rng,
             extras,
             voq_bytes: vec![0; if voq_bytes { ports * vcs.len() * (ports + 1) } else { 0 }].into_boxed_slice(),
@@ -572,11 +589,20 @@ impl Switch {
         roots.max().unwrap_or(0)
     }
 
+    /// Whether VC `vc` is of the control class.
+    #[inline]
+    pub fn is_control(&self, vc: Vc) -> bool {
+        self.control_vcs >> vc & 1 == 1
+    }
+
     /// Input `i` requests output `out` on `vc` (its head is there).
     pub fn ask(&mut self, i: PortId, out: PortId, vc: Vc) {
         self.outputs[out.idx()].vcs[vc as usize].req |= i.bit();
         self.in_req[i.idx()] |= out.bit();
         self.out_req |= out.bit();
+        if self.is_control(vc) {
+            self.out_req_control |= out.bit();
+        }
     }
 
     /// Input `i` no longer requests output `out` on `vc` (its head was granted or dropped).
@@ -589,6 +615,66 @@ impl Switch {
         if o.vcs.iter().all(|v| v.req == 0) {
             self.out_req &= !out.bit();
         }
+        if self.control_vcs >> vc & 1 == 1 && o.vcs.iter().enumerate().all(|(v, ovc)| self.control_vcs >> v & 1 == 0 || ovc.req == 0) {
+            self.out_req_control &= !out.bit();
+        }
+    }
+
+    /// Whether output `out` can take nothing but a control packet now: its crossbar port is
+    /// busy, or no other VC of it has room (`Sim::pick`). Most allocations tried in a saturated
+    /// network end here, without reading the output.
+    #[inline]
+    pub fn takes_only_control(&self, out: PortId) -> bool {
+        (self.out_busy | self.out_full) & out.bit() != 0
+    }
+
+    /// Output `out`'s buffer took a packet on `vc`.
+    #[inline]
+    pub fn queued(&mut self, out: PortId, vc: Vc) {
+        self.out_queued |= out.bit();
+        if self.is_control(vc) {
+            self.out_queued_control |= out.bit();
+        }
+    }
+
+    /// Output `out`'s buffer sent a packet from `vc`: the masks of what it holds follow.
+    #[inline]
+    pub fn unqueued(&mut self, out: PortId, vc: Vc) {
+        let o = &self.outputs[out.idx()];
+        if !o.vcs[vc as usize].fifo.is_empty() {
+            return;
+        }
+        if o.vcs.iter().all(|v| v.fifo.is_empty()) {
+            self.out_queued &= !out.bit();
+        }
+        if self.is_control(vc) && o.vcs.iter().enumerate().all(|(v, ovc)| self.control_vcs >> v & 1 == 0 || ovc.fifo.is_empty()) {
+            self.out_queued_control &= !out.bit();
+        }
+    }
+
+    /// Output `out`'s VC `vc` took a packet: the output is full if no VC of it but a control
+    /// one has room for another (`out_full`). It had room for this one, so it was not full.
+    #[inline]
+    pub fn filled(&mut self, out: PortId, vc: Vc) {
+        let vcs = &self.outputs[out.idx()].vcs;
+        if !self.is_control(vc) && vcs[vc as usize].bytes > self.room && vcs.iter().enumerate().all(|(v, o)| self.is_control(v as Vc) || o.bytes > self.room) {
+            self.out_full |= out.bit();
+        }
+    }
+
+    /// Output `out`'s link finished its packet: it is idle, and the packet's bytes leave the
+    /// buffer. Whether a packet was on it (not a start deferred until its tail arrived).
+    #[inline]
+    pub fn end_transmission(&mut self, out: PortId) -> bool {
+        self.out_sending &= !out.bit();
+        let o = &mut self.outputs[out.idx()];
+        let Some((vc, bytes)) = o.sending.take() else { return false };
+        let ovc = &mut o.vcs[vc as usize];
+        ovc.bytes -= bytes.get();
+        if ovc.bytes <= self.room && !self.is_control(vc) {
+            self.out_full &= !out.bit();
+        }
+        true
     }
 }
 
@@ -660,8 +746,6 @@ mod tests {
             vcs: (0..vcs).map(|_| vc()).collect(),
             vc_rr: 0,
             link_rr: 0,
-            xbar_busy: false,
-            link_busy: false,
             sending: None,
             deferred_free: NEVER,
             crossing: 0,
