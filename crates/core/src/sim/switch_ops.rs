@@ -274,6 +274,13 @@ impl<M: Mechanism> Sim<M> {
         if sw.out_req & out.bit() == 0 || sw.takes_only_control(out) && sw.out_req_control & out.bit() == 0 {
             return;
         }
+        self.allocate(s, out);
+    }
+
+    /// `try_allocate` past the switch's masks. Apart, so that the many tries the masks answer
+    /// do not save and restore the registers the whole allocation uses.
+    #[inline(never)]
+    fn allocate(&mut self, s: SwitchId, out: PortId) {
         if let Some((i, vc, pkt, next_vc)) = self.pick(s, out) {
             self.grant(s, i, out, vc, pkt, next_vc);
         }
@@ -537,11 +544,18 @@ impl<M: Mechanism> Sim<M> {
     /// `sim`).
     pub(super) fn try_link(&mut self, s: SwitchId, port: PortId) {
         let sw = &self.switches[s.idx()];
-        let interleave = sw.out_sending & port.bit() != 0;
         // A busy link takes nothing but a control packet to interleave.
-        if sw.out_queued & port.bit() == 0 || interleave && sw.out_queued_control & port.bit() == 0 {
+        if sw.out_queued & port.bit() == 0 || sw.out_sending & port.bit() != 0 && sw.out_queued_control & port.bit() == 0 {
             return;
         }
+        self.link(s, port);
+    }
+
+    /// `try_link` past the switch's masks, apart for the reason `allocate` is.
+    #[inline(never)]
+    fn link(&mut self, s: SwitchId, port: PortId) {
+        let sw = &self.switches[s.idx()];
+        let interleave = sw.out_sending & port.bit() != 0;
         let now = self.now;
         let o = &sw.outputs[port.idx()];
         let crate::switch::OutLink { ch, rate, latency, to_host, home } = o.link;
