@@ -67,8 +67,8 @@ pub struct Hooks {
     pub request: bool,
     pub input_full: bool,
     pub transmit: bool,
-    /// `on_transmit` needs `OutputView::voq_max_bytes` and `contributors` (a scan of the
-    /// switch's inputs per packet sent).
+    /// `on_transmit` reads the output's virtual output queues (`OutputView::voqs`): the switches
+    /// count each one's bytes as packets come and go.
     pub voq_detail: bool,
     pub message: bool,
     pub inject_gate: bool,
@@ -156,7 +156,7 @@ pub struct Beyond {
 
 /// An output port as a mechanism sees it when a packet leaves through it.
 #[derive(Clone, Copy, Debug)]
-pub struct OutputView {
+pub struct OutputView<'a> {
     /// Bytes waiting in the switch's input buffers for this output, on the packet's VC.
     pub queued_bytes: u32,
     /// Credits the downstream buffer has left for the packet's VC after this packet.
@@ -167,18 +167,49 @@ pub struct OutputView {
     pub to_host: bool,
     /// The rate of the output's link.
     pub link_rate: Rate,
-    /// With `Hooks::voq_detail`: the fullest virtual output queue for this output (bytes), the
-    /// VoQs' total, and the number of inputs with bytes queued for it. Otherwise `queued_bytes`,
-    /// `queued_bytes` and 0. A VoQ lets go of a packet when the crossbar takes it, while
-    /// `queued_bytes` keeps it until its tail has crossed: at transmit time under cut-through it
-    /// still counts the packet being sent.
-    pub voq_max_bytes: u32,
-    pub voq_sum_bytes: u32,
-    pub contributors: u32,
+    /// With `Hooks::voq_detail` under virtual output queues: the output's VoQ in each input
+    /// buffer, read through `voq_max_bytes`, `voq_sum_bytes` and `contributors`.
+    pub voqs: Option<Voqs<'a>>,
     /// With `Hooks::voq_detail` and `input_queues = "fbicm"`: the fullest CFQ of the switch whose
     /// packets take this output and whose destination no CAM line of this output names, so
     /// that the congestion point is this output (CCFIT's root CFQs, thesis Paper V §IV-B); else 0.
     pub root_cfq_bytes: u32,
+}
+
+impl OutputView<'_> {
+    /// The fullest virtual output queue for this output (bytes); without `voqs`,
+    /// `queued_bytes`. A VoQ lets go of a packet when the crossbar takes it, while
+    /// `queued_bytes` keeps it until its tail has crossed: at transmit time under cut-through it
+    /// still counts the packet being sent.
+    pub fn voq_max_bytes(&self) -> u32 {
+        self.voqs.map_or(self.queued_bytes, |v| v.row.iter().copied().max().unwrap_or(0))
+    }
+
+    /// The VoQs' total (bytes); without `voqs`, `queued_bytes`.
+    pub fn voq_sum_bytes(&self) -> u32 {
+        self.voqs.map_or(self.queued_bytes, |v| v.row.iter().sum())
+    }
+
+    /// The inputs with bytes queued for this output; without `voqs`, 0.
+    pub fn contributors(&self) -> u32 {
+        self.voqs.map_or(0, |v| v.row.iter().filter(|&&b| b > 0).count() as u32)
+    }
+}
+
+/// The bytes each input buffer of a switch (the local input last) holds for one output on
+/// one VC, over the routing's phases: its virtual output queues. Read on demand, as a
+/// mechanism needs them: IB CC asks for one figure, for data packets only, at every
+/// transmit (docs/performance.md, 2026-12-04).
+#[derive(Clone, Copy, Debug)]
+pub struct Voqs<'a> {
+    row: &'a [u32],
+}
+
+impl<'a> Voqs<'a> {
+    /// The queues of `row`: bytes per input.
+    pub fn new(row: &'a [u32]) -> Voqs<'a> {
+        Voqs { row }
+    }
 }
 
 /// A switch input VC's request for an output, for the packet at the head of its queue
@@ -363,4 +394,30 @@ pub(crate) fn test_build<M: Registered>(name: &str, settings: &str) -> M {
     let text = format!("[topology]\nkind = \"kary_ntree\"\nk = 2\nn = 1\n[[traffic]]\npattern = \"uniform\"\nload = 0.1\n[cc]\nmechanism = \"{name}\"\n[cc.{name}]\n{settings}");
     let cfg = crate::config::Config::from_toml_str(&text, &[]).unwrap_or_else(|e| panic!("{e}"));
     registry::build::<M>(&cfg).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{OutputView, Voqs};
+    use crate::time::Rate;
+
+    /// The VoQ figures are read from the row when the view has one, and fall back to the
+    /// output's queued bytes without.
+    #[test]
+    fn a_view_reads_its_voqs_on_demand() {
+        // Three inputs and the local one: 0, 2048, 512 and 0 bytes for the output.
+        let row = [0, 2048, 512, 0];
+        let view = OutputView {
+            queued_bytes: 3000,
+            downstream_credits: 0,
+            buffer_bytes: 8192,
+            to_host: false,
+            link_rate: Rate::from_gbps(10.0),
+            voqs: Some(Voqs::new(&row)),
+            root_cfq_bytes: 0,
+        };
+        assert_eq!((view.voq_max_bytes(), view.voq_sum_bytes(), view.contributors()), (2048, 2560, 2));
+        let bare = OutputView { voqs: None, ..view };
+        assert_eq!((bare.voq_max_bytes(), bare.voq_sum_bytes(), bare.contributors()), (3000, 3000, 0));
+    }
 }

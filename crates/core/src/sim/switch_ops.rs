@@ -612,9 +612,7 @@ impl<M: Mechanism> Sim<M> {
             buffer_bytes: self.p.in_cap,
             to_host,
             link_rate: rate,
-            voq_max_bytes: queued,
-            voq_sum_bytes: queued,
-            contributors: 0,
+            voqs: None,
             root_cfq_bytes: 0,
         };
         if interleave {
@@ -629,8 +627,25 @@ impl<M: Mechanism> Sim<M> {
         if !interleave {
             self.link_frees(s, port, now + ser);
         }
+        // Filled only where there are phases to add: the one-phase case pays no clearing.
+        let mut summed: [u32; crate::config::MAX_SWITCH_PORTS as usize + 1];
         if M::HOOKS.voq_detail && self.vcs[vc as usize].queue.per_output() {
-            (view.voq_max_bytes, view.voq_sum_bytes, view.contributors) = self.voq_detail(s, port, vc);
+            let sw = &self.switches[s.idx()];
+            let mut lanes = self.lane(vc).map(|v| sw.voq_row(port, v as Vc));
+            let first = lanes.next().expect("a mechanism VC has a network VC in each phase");
+            let row = match lanes.next() {
+                None => first,
+                Some(second) => {
+                    summed = [0; crate::config::MAX_SWITCH_PORTS as usize + 1];
+                    let summed = &mut summed[..first.len()];
+                    summed.copy_from_slice(first);
+                    for next in std::iter::once(second).chain(lanes) {
+                        summed.iter_mut().zip(next).for_each(|(a, b)| *a += b);
+                    }
+                    summed
+                }
+            };
+            view.voqs = Some(crate::cc::Voqs::new(row));
         }
         if M::HOOKS.voq_detail && matches!(self.vcs[vc as usize].queue, crate::switch::queues::Spec::Fbicm(_)) {
             view.root_cfq_bytes = self.switches[s.idx()].root_cfq_bytes(port, vc);
@@ -651,35 +666,6 @@ impl<M: Mechanism> Sim<M> {
             // More control packets may be waiting to interleave.
             self.try_link(s, port);
         }
-    }
-
-    /// The fullest virtual output queue of the switch's inputs for output `port` on `vc`'s
-    /// mechanism VC (bytes, over the routing's phases), their total, and how many inputs have
-    /// bytes queued for it.
-    ///
-    /// IB CC asks at every transmit, so a row is reduced whole (the compiler vectorizes it): the
-    /// VC's own row where the routing has one phase, else the phases' rows added first (a row
-    /// has an entry per port and one for the local input).
-    fn voq_detail(&self, s: SwitchId, port: PortId, vc: Vc) -> (u32, u32, u32) {
-        let sw = &self.switches[s.idx()];
-        let mut lanes = self.lane(vc);
-        let first = sw.voq_row(port, lanes.next().expect("a mechanism VC has a network VC in each phase") as Vc);
-        // Filled only where there are phases to add: the one-phase case pays no clearing.
-        let mut summed: [u32; crate::config::MAX_SWITCH_PORTS as usize + 1];
-        let row = match lanes.next() {
-            None => first,
-            Some(second) => {
-                summed = [0; crate::config::MAX_SWITCH_PORTS as usize + 1];
-                let summed = &mut summed[..first.len()];
-                summed.copy_from_slice(first);
-                for v in std::iter::once(second).chain(lanes) {
-                    summed.iter_mut().zip(sw.voq_row(port, v as Vc)).for_each(|(a, b)| *a += b);
-                }
-                summed
-            }
-        };
-        let contributors = row.iter().filter(|&&b| b > 0).count() as u32;
-        (row.iter().copied().max().unwrap_or(0), row.iter().sum(), contributors)
     }
 
     /// Tells the mechanism that input buffer (port, VC) of switch `s` is full, with its data

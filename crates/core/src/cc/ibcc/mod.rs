@@ -183,11 +183,11 @@ impl IbCc {
     /// Is the output in the congestion state after this packet leaves it?
     fn port_state(&mut self, sw: SwitchId, port: PortId, out: &OutputView) -> bool {
         let (level, upper, lower) = match self.cfg.threshold_mode {
-            ThresholdMode::Voq => (out.voq_max_bytes, self.upper_bytes, self.lower_bytes),
-            ThresholdMode::Sum => (out.voq_sum_bytes, self.upper_bytes, self.lower_bytes),
+            ThresholdMode::Voq => (out.voq_max_bytes(), self.upper_bytes, self.lower_bytes),
+            ThresholdMode::Sum => (out.voq_sum_bytes(), self.upper_bytes, self.lower_bytes),
             ThresholdMode::SumPerInput => {
-                let n = out.contributors.max(1);
-                (out.voq_sum_bytes, self.upper_bytes / n, self.lower_bytes / n)
+                let n = out.contributors().max(1);
+                (out.voq_sum_bytes(), self.upper_bytes / n, self.lower_bytes / n)
             }
             ThresholdMode::Cfq => (out.root_cfq_bytes, self.upper_bytes, self.lower_bytes),
         };
@@ -365,9 +365,7 @@ mod tests {
             buffer_bytes: 4096,
             to_host: false,
             link_rate: Rate::from_gbps(10.0),
-            voq_max_bytes: queued,
-            voq_sum_bytes: queued,
-            contributors: 1,
+            voqs: None,
             root_cfq_bytes: 0,
         };
         assert!(!m.port_state(SwitchId(0), PortId(0), &view(1024)));
@@ -470,9 +468,7 @@ mod tests {
             buffer_bytes: 4096,
             to_host: true,
             link_rate: Rate::from_gbps(10.0),
-            voq_max_bytes: 4000,
-            voq_sum_bytes: 4000,
-            contributors: 2,
+            voqs: None,
             root_cfq_bytes: 0,
         };
         assert!(!m.port_state(SwitchId(0), PortId(0), &victim));
