@@ -24,7 +24,7 @@ impl Settings for VoqSettings {
     }
 }
 
-/// The queues of one input. A queue's head packet is kept in its `Ends`, so that the crossbar,
+/// The queues of one input. A queue's head packet is kept in its ends, so that the crossbar,
 /// which reads every requesting input's heads, reads no node: on large networks that node was
 /// one more wait on memory per candidate input (docs/performance.md, 2026-11-27). The packets
 /// behind the head are a circular list through one pool of nodes per input, entered at its last
@@ -32,19 +32,17 @@ impl Settings for VoqSettings {
 /// small, where a ring of its own per queue gave every queue room whether it held packets or
 /// not: 768 bytes per input, a third of a 65,536-host network's memory.
 pub struct Voq {
-    /// Per output port.
-    ends: Vec<Ends>,
-    nodes: Vec<Node>,
+    /// Per output port, its queue's ends (`Node::pkt` the head packet, `Node::next` the last
+    /// node behind it); after them the pool of nodes.
+    slots: Vec<Node>,
     /// The first unused node, the others following through `next`.
     free: u32,
-}
-
-#[derive(Clone, Copy)]
-struct Ends {
-    /// The packet at the head of the queue (`PacketId::MAX` when it is empty).
-    head: PacketId,
-    /// The last node of the packets behind it (`NONE` when the head is alone).
-    last: u32,
+    /// Bit o set while the queue for output o holds a packet, and while it holds more than one:
+    /// what its ends hold is read only then. A packet that finds its queue empty and leaves it
+    /// empty (most, below saturation) writes them and never waits to read them: at 65,536
+    /// hosts a tenth of a run waited on that first read (docs/performance.md, 2026-12-04).
+    queued: u64,
+    behind: u64,
 }
 
 #[derive(Clone, Copy)]
@@ -58,10 +56,12 @@ const NONE: u32 = u32::MAX;
 impl Voq {
     /// Queue `q`'s packets, head first.
     fn iter(&self, q: usize) -> impl Iterator<Item = PacketId> + '_ {
-        let Ends { head, last } = self.ends[q];
-        let behind = (last != NONE).then(|| self.nodes[last as usize].next);
-        let rest = std::iter::successors(behind, move |&n| (n != last).then(|| self.nodes[n as usize].next)).map(|n| self.nodes[n as usize].pkt);
-        (head != PacketId::MAX).then_some(head).into_iter().chain(rest)
+        let Node { pkt: head, next: last } = self.slots[q];
+        let head = (self.queued >> q & 1 == 1).then_some(head);
+        let rest = (self.behind >> q & 1 == 1).then_some(last).into_iter().flat_map(move |last| {
+            std::iter::successors(Some(self.slots[last as usize].next), move |&n| (n != last).then(|| self.slots[n as usize].next))
+        });
+        head.into_iter().chain(rest.map(|n| self.slots[n as usize].pkt))
     }
 
     /// A node holding `pkt`, from the free list or a new one.
@@ -69,12 +69,12 @@ impl Voq {
         let node = Node { pkt, next: NONE };
         match self.free {
             NONE => {
-                self.nodes.push(node);
-                (self.nodes.len() - 1) as u32
+                self.slots.push(node);
+                (self.slots.len() - 1) as u32
             }
             n => {
-                self.free = self.nodes[n as usize].next;
-                self.nodes[n as usize] = node;
+                self.free = self.slots[n as usize].next;
+                self.slots[n as usize] = node;
                 n
             }
         }
@@ -88,53 +88,59 @@ impl Registered for Voq {
     type Settings = VoqSettings;
 
     fn new(_: &VoqSettings, ports: usize) -> Voq {
-        Voq { ends: vec![Ends { head: PacketId::MAX, last: NONE }; ports], nodes: Vec::new(), free: NONE }
+        // A bit per port in the masks (`config::MAX_SWITCH_PORTS`).
+        debug_assert!(ports <= 64);
+        Voq { slots: vec![Node { pkt: PacketId::MAX, next: NONE }; ports], free: NONE, queued: 0, behind: 0 }
     }
 }
 impl Queueing for Voq {
     fn push(&mut self, pkt: PacketId, out: PortId, _: NodeId, _: u32) -> bool {
-        if self.ends[out.idx()].head == PacketId::MAX {
-            self.ends[out.idx()].head = pkt;
+        let bit = out.bit();
+        if self.queued & bit == 0 {
+            self.queued |= bit;
+            self.slots[out.idx()].pkt = pkt;
             return true;
         }
         let n = self.node(pkt);
-        let last = self.ends[out.idx()].last;
-        self.nodes[n as usize].next = match last {
-            NONE => n,
-            last => std::mem::replace(&mut self.nodes[last as usize].next, n),
+        self.slots[n as usize].next = if self.behind & bit == 0 {
+            self.behind |= bit;
+            n
+        } else {
+            let last = self.slots[out.idx()].next;
+            std::mem::replace(&mut self.slots[last as usize].next, n)
         };
-        self.ends[out.idx()].last = n;
+        self.slots[out.idx()].next = n;
         false
     }
 
     fn pop(&mut self, pkt: PacketId, out: PortId) -> Popped {
-        let ends = &mut self.ends[out.idx()];
-        debug_assert!(ends.head == pkt, "popped a packet that is not the head");
-        let last = ends.last;
-        if last == NONE {
-            ends.head = PacketId::MAX;
+        let bit = out.bit();
+        debug_assert!(self.queued & bit != 0 && self.slots[out.idx()].pkt == pkt, "popped a packet that is not the head");
+        if self.behind & bit == 0 {
+            self.queued &= !bit;
             return Popped::one(None);
         }
-        let first = self.nodes[last as usize].next;
-        let Node { pkt: next, next: after } = self.nodes[first as usize];
-        ends.head = next;
+        let last = self.slots[out.idx()].next;
+        let first = self.slots[last as usize].next;
+        let Node { pkt: next, next: after } = self.slots[first as usize];
+        self.slots[out.idx()].pkt = next;
         if first == last {
-            ends.last = NONE;
+            self.behind &= !bit;
         } else {
-            self.nodes[last as usize].next = after;
+            self.slots[last as usize].next = after;
         }
-        self.nodes[first as usize].next = self.free;
+        self.slots[first as usize].next = self.free;
         self.free = first;
         Popped::one(Some(next))
     }
 
     fn head(&self, out: PortId) -> Option<PacketId> {
-        let head = self.ends.get(out.idx())?.head;
-        (head != PacketId::MAX).then_some(head)
+        // A port past the last has no queue, and never its bit.
+        (out.idx() < 64 && self.queued & out.bit() != 0).then(|| self.slots[out.idx()].pkt)
     }
 
     fn for_each(&self, mut f: impl FnMut(PacketId)) {
-        (0..self.ends.len()).flat_map(|q| self.iter(q)).for_each(&mut f)
+        (0..64).filter(|q| self.queued >> q & 1 == 1).flat_map(|q| self.iter(q)).for_each(&mut f)
     }
 }
 
@@ -162,7 +168,7 @@ mod tests {
                 assert_eq!(v.pop(PacketId(head), b).next[0].map(|p| p.0), expect_b.front().copied());
             }
         }
-        assert!(v.nodes.len() <= 3 + 8, "popped nodes are reused: {} nodes for at most 10 packets", v.nodes.len());
+        assert!(v.slots.len() <= 3 + 3 + 8, "popped nodes are reused: {} nodes for at most 10 packets", v.slots.len() - 3);
         assert_eq!(v.head(a), Some(PacketId(100)));
         assert_eq!(v.head(PortId::new(1)), None);
         assert_eq!(v.head(PortId::new(3)), None, "a port past the last has no queue");
