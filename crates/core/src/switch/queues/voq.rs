@@ -37,6 +37,8 @@ pub struct Voq {
     slots: Vec<Node>,
     /// The first unused node, the others following through `next`.
     free: u32,
+    /// How many queues (output ports) lead `slots`.
+    ports: u8,
     /// Bit o set while the queue for output o holds a packet, and while it holds more than one:
     /// what its ends hold is read only then. A packet that finds its queue empty and leaves it
     /// empty (most, below saturation) writes them and never waits to read them: at 65,536
@@ -69,6 +71,12 @@ impl Voq {
         let node = Node { pkt, next: NONE };
         match self.free {
             NONE => {
+                // The pool doubles, not the vector: doubling the ends with it gave every input
+                // of a 65,536-host network room for a port's worth of nodes it never used.
+                let pool = self.slots.len() - usize::from(self.ports);
+                if self.slots.len() == self.slots.capacity() {
+                    self.slots.reserve_exact(pool.max(4));
+                }
                 self.slots.push(node);
                 (self.slots.len() - 1) as u32
             }
@@ -90,7 +98,7 @@ impl Registered for Voq {
     fn new(_: &VoqSettings, ports: usize) -> Voq {
         // A bit per port in the masks (`config::MAX_SWITCH_PORTS`).
         debug_assert!(ports <= 64);
-        Voq { slots: vec![Node { pkt: PacketId::MAX, next: NONE }; ports], free: NONE, queued: 0, behind: 0 }
+        Voq { slots: vec![Node { pkt: PacketId::MAX, next: NONE }; ports], free: NONE, ports: ports as u8, queued: 0, behind: 0 }
     }
 }
 impl Queueing for Voq {
