@@ -24,7 +24,7 @@ impl Settings for VoqSettings {
     }
 }
 
-/// The queues of one input. A queue's head packet is kept in its ends, so that the crossbar,
+/// The queues of one input. A queue's head packet is kept in its `Ends`, so that the crossbar,
 /// which reads every requesting input's heads, reads no node: on large networks that node was
 /// one more wait on memory per candidate input (docs/performance.md, 2026-11-27). The packets
 /// behind the head are a circular list through one pool of nodes per input, entered at its last
@@ -32,19 +32,19 @@ impl Settings for VoqSettings {
 /// small, where a ring of its own per queue gave every queue room whether it held packets or
 /// not: 768 bytes per input, a third of a 65,536-host network's memory.
 pub struct Voq {
-    /// Per output port, its queue's ends (`Node::pkt` the head packet, `Node::next` the last
-    /// node behind it); after them the pool of nodes.
-    slots: Vec<Node>,
+    /// Per output port.
+    ends: Vec<Ends>,
+    nodes: Vec<Node>,
     /// The first unused node, the others following through `next`.
     free: u32,
-    /// How many queues (output ports) lead `slots`.
-    ports: u8,
-    /// Bit o set while the queue for output o holds a packet, and while it holds more than one:
-    /// what its ends hold is read only then. A packet that finds its queue empty and leaves it
-    /// empty (most, below saturation) writes them and never waits to read them: at 65,536
-    /// hosts a tenth of a run waited on that first read (docs/performance.md, 2026-12-04).
-    queued: u64,
-    behind: u64,
+}
+
+#[derive(Clone, Copy)]
+struct Ends {
+    /// The packet at the head of the queue (`PacketId::MAX` when it is empty).
+    head: PacketId,
+    /// The last node of the packets behind it (`NONE` when the head is alone).
+    last: u32,
 }
 
 #[derive(Clone, Copy)]
@@ -58,12 +58,10 @@ const NONE: u32 = u32::MAX;
 impl Voq {
     /// Queue `q`'s packets, head first.
     fn iter(&self, q: usize) -> impl Iterator<Item = PacketId> + '_ {
-        let Node { pkt: head, next: last } = self.slots[q];
-        let head = (self.queued >> q & 1 == 1).then_some(head);
-        let rest = (self.behind >> q & 1 == 1).then_some(last).into_iter().flat_map(move |last| {
-            std::iter::successors(Some(self.slots[last as usize].next), move |&n| (n != last).then(|| self.slots[n as usize].next))
-        });
-        head.into_iter().chain(rest.map(|n| self.slots[n as usize].pkt))
+        let Ends { head, last } = self.ends[q];
+        let behind = (last != NONE).then(|| self.nodes[last as usize].next);
+        let rest = std::iter::successors(behind, move |&n| (n != last).then(|| self.nodes[n as usize].next)).map(|n| self.nodes[n as usize].pkt);
+        (head != PacketId::MAX).then_some(head).into_iter().chain(rest)
     }
 
     /// A node holding `pkt`, from the free list or a new one.
@@ -71,18 +69,12 @@ impl Voq {
         let node = Node { pkt, next: NONE };
         match self.free {
             NONE => {
-                // The pool doubles, not the vector: doubling the ends with it gave every input
-                // of a 65,536-host network room for a port's worth of nodes it never used.
-                let pool = self.slots.len() - usize::from(self.ports);
-                if self.slots.len() == self.slots.capacity() {
-                    self.slots.reserve_exact(pool.max(4));
-                }
-                self.slots.push(node);
-                (self.slots.len() - 1) as u32
+                self.nodes.push(node);
+                (self.nodes.len() - 1) as u32
             }
             n => {
-                self.free = self.slots[n as usize].next;
-                self.slots[n as usize] = node;
+                self.free = self.nodes[n as usize].next;
+                self.nodes[n as usize] = node;
                 n
             }
         }
@@ -96,59 +88,53 @@ impl Registered for Voq {
     type Settings = VoqSettings;
 
     fn new(_: &VoqSettings, ports: usize) -> Voq {
-        // A bit per port in the masks (`config::MAX_SWITCH_PORTS`).
-        debug_assert!(ports <= 64);
-        Voq { slots: vec![Node { pkt: PacketId::MAX, next: NONE }; ports], free: NONE, ports: ports as u8, queued: 0, behind: 0 }
+        Voq { ends: vec![Ends { head: PacketId::MAX, last: NONE }; ports], nodes: Vec::new(), free: NONE }
     }
 }
 impl Queueing for Voq {
     fn push(&mut self, pkt: PacketId, out: PortId, _: NodeId, _: u32) -> bool {
-        let bit = out.bit();
-        if self.queued & bit == 0 {
-            self.queued |= bit;
-            self.slots[out.idx()].pkt = pkt;
+        if self.ends[out.idx()].head == PacketId::MAX {
+            self.ends[out.idx()].head = pkt;
             return true;
         }
         let n = self.node(pkt);
-        self.slots[n as usize].next = if self.behind & bit == 0 {
-            self.behind |= bit;
-            n
-        } else {
-            let last = self.slots[out.idx()].next;
-            std::mem::replace(&mut self.slots[last as usize].next, n)
+        let last = self.ends[out.idx()].last;
+        self.nodes[n as usize].next = match last {
+            NONE => n,
+            last => std::mem::replace(&mut self.nodes[last as usize].next, n),
         };
-        self.slots[out.idx()].next = n;
+        self.ends[out.idx()].last = n;
         false
     }
 
     fn pop(&mut self, pkt: PacketId, out: PortId) -> Popped {
-        let bit = out.bit();
-        debug_assert!(self.queued & bit != 0 && self.slots[out.idx()].pkt == pkt, "popped a packet that is not the head");
-        if self.behind & bit == 0 {
-            self.queued &= !bit;
+        let ends = &mut self.ends[out.idx()];
+        debug_assert!(ends.head == pkt, "popped a packet that is not the head");
+        let last = ends.last;
+        if last == NONE {
+            ends.head = PacketId::MAX;
             return Popped::one(None);
         }
-        let last = self.slots[out.idx()].next;
-        let first = self.slots[last as usize].next;
-        let Node { pkt: next, next: after } = self.slots[first as usize];
-        self.slots[out.idx()].pkt = next;
+        let first = self.nodes[last as usize].next;
+        let Node { pkt: next, next: after } = self.nodes[first as usize];
+        ends.head = next;
         if first == last {
-            self.behind &= !bit;
+            ends.last = NONE;
         } else {
-            self.slots[last as usize].next = after;
+            self.nodes[last as usize].next = after;
         }
-        self.slots[first as usize].next = self.free;
+        self.nodes[first as usize].next = self.free;
         self.free = first;
         Popped::one(Some(next))
     }
 
     fn head(&self, out: PortId) -> Option<PacketId> {
-        // A port past the last has no queue, and never its bit.
-        (out.idx() < 64 && self.queued & out.bit() != 0).then(|| self.slots[out.idx()].pkt)
+        let head = self.ends.get(out.idx())?.head;
+        (head != PacketId::MAX).then_some(head)
     }
 
     fn for_each(&self, mut f: impl FnMut(PacketId)) {
-        (0..64).filter(|q| self.queued >> q & 1 == 1).flat_map(|q| self.iter(q)).for_each(&mut f)
+        (0..self.ends.len()).flat_map(|q| self.iter(q)).for_each(&mut f)
     }
 }
 
@@ -176,7 +162,7 @@ mod tests {
                 assert_eq!(v.pop(PacketId(head), b).next[0].map(|p| p.0), expect_b.front().copied());
             }
         }
-        assert!(v.slots.len() <= 3 + 3 + 8, "popped nodes are reused: {} nodes for at most 10 packets", v.slots.len() - 3);
+        assert!(v.nodes.len() <= 3 + 8, "popped nodes are reused: {} nodes for at most 10 packets", v.nodes.len());
         assert_eq!(v.head(a), Some(PacketId(100)));
         assert_eq!(v.head(PortId::new(1)), None);
         assert_eq!(v.head(PortId::new(3)), None, "a port past the last has no queue");
