@@ -5,17 +5,17 @@
 //! on the 4,096-host benchmark those waits were most of the run (docs/performance.md,
 //! 2026-11-26). Events of the bucket being served are known in order (`EventQueue::
 //! peek_current`), so the loads are issued in three stages, each reading only what an earlier
-//! one asked for: the channel of the third event ahead, the switch (its first two lines) that
+//! one asked for: the channel of the third event ahead, the switch (its three lines) that
 //! the second's channel leads to, and the output or input in the next one's switch (every line
 //! of it, as of the packets). With two
 //! stages the second waited on the switch's own line: a quarter of the 65,536-host run was spent
 //! there (docs/performance.md, 2026-11-27). A packet's arrival also reads the routing's state
 //! at its switch and then the output it is routed to, each a wait of its own (perf at 65,536
 //! hosts: `UpDown::route` 5%, the random draw 3%, `Switch::enqueue`'s first touch of the output
-//! 7% of the samples): the second stage asks for the routing's state, the third for the output
-//! the routing predicts (`Route::predict`, on a copy of the switch's stream: a tree's routing
-//! can tell, an adaptive one cannot), where the run outgrows the last-level cache too
-//! (`Sim::predicting`). Prefetches change no
+//! 7% of the samples): its stages start a step earlier, and the last asks for the output the
+//! routing predicts (`Route::predict`, on a copy of the switch's stream: a tree's routing can
+//! tell, an adaptive one cannot) and for that output's queue at the input, where the run
+//! outgrows the last-level cache too (`Sim::predicting`). Prefetches change no
 //! state: results are identical with or without them. A small run, whose state the caches hold,
 //! does without: there they cost more than they save (`memory::LARGE_RUN_BYTES`).
 
@@ -25,6 +25,7 @@ use crate::engine::Event;
 use crate::hint::{prefetch, prefetch_at, prefetch_lines};
 use crate::ids::{Endpoint, SwitchId};
 use crate::routing::{Flow, Route};
+use crate::switch::queues::Queueing;
 use crate::switch::{Output, Switch};
 
 /// Input `i`'s crossbar reads and requested outputs, in arrays of their own: a request, a grant
@@ -58,15 +59,30 @@ impl<M: Mechanism> Sim<M> {
         }
     }
 
-    /// Prefetches for the three events that pop after the one about to run, one stage each,
-    /// so that no stage waits on a load another has not already asked for: the channel of the
-    /// third, the switch (or packet) the second's channel leads to, and the output or input in
-    /// that switch for the next.
+    /// Prefetches for the events that pop after the one about to run, one stage each, so that
+    /// no stage waits on a load another has not already asked for: the channel of the third,
+    /// the switch (or packet) the second's channel leads to, and the output or input in that
+    /// switch for the next. A packet's arrival takes one stage more, its input a stage before
+    /// the queue it joins there, whose first read (`Voq::push`) was 11.6% of the samples at
+    /// 65,536 hosts (docs/performance.md, 2026-12-05).
     #[inline]
     pub(super) fn prefetch_next(&self) {
+        if let Some(Event::HeadArrive { ch, .. }) = self.events.peek_current(3) {
+            prefetch(&self.topo.channels[ch.idx()]);
+        }
         match self.events.peek_current(2) {
-            Some(Event::LinkFree { ch } | Event::Credit { ch, .. } | Event::HeadArrive { ch, .. } | Event::Deliver { ch, .. }) => {
+            Some(Event::LinkFree { ch } | Event::Credit { ch, .. } | Event::Deliver { ch, .. }) => {
                 prefetch(&self.topo.channels[ch.idx()]);
+            }
+            Some(Event::HeadArrive { ch, pkt }) => {
+                // A hop reads the packet's first line only (`Packet`'s layout).
+                prefetch(self.slab.get(*pkt));
+                if let Endpoint::Switch(s, _) = self.topo.channels[ch.idx()].to {
+                    self.prefetch_switch(s);
+                    if self.predicting {
+                        self.routing.prefetch(s, &self.switches[s.idx()].rng);
+                    }
+                }
             }
             Some(Event::XbarDone { sw, .. }) => self.prefetch_switch(*sw),
             _ => {}
@@ -78,13 +94,10 @@ impl<M: Mechanism> Sim<M> {
                 }
             }
             Some(Event::HeadArrive { ch, pkt }) => {
-                // A hop reads the packet's first line only (`Packet`'s layout).
-                prefetch(self.slab.get(*pkt));
-                if let Endpoint::Switch(s, _) = self.topo.channels[ch.idx()].to {
-                    self.prefetch_switch(s);
-                    if self.predicting {
-                        self.routing.prefetch(s, &self.switches[s.idx()].rng);
-                    }
+                if let Endpoint::Switch(s, p) = self.topo.channels[ch.idx()].to {
+                    let sw = &self.switches[s.idx()];
+                    prefetch_lines(sw.input(p.idx(), self.slab.get(*pkt).vc as usize));
+                    prefetch_input_counters(sw, p.idx());
                 }
             }
             Some(Event::Deliver { pkt, .. }) => prefetch_lines(self.slab.get(*pkt)),
@@ -102,18 +115,16 @@ impl<M: Mechanism> Sim<M> {
                 }
             }
             Some(Event::XbarDone { sw, inp, .. }) => prefetch_input_counters(&self.switches[sw.idx()], inp.idx()),
-            Some(Event::HeadArrive { ch, pkt }) => {
-                if let Endpoint::Switch(s, p) = self.topo.channels[ch.idx()].to {
+            // The output the packet will be routed to, as far as the routing can tell, and its
+            // queue at the input.
+            Some(Event::HeadArrive { ch, pkt }) if self.predicting => {
+                if let Endpoint::Switch(s, port) = self.topo.channels[ch.idx()].to {
                     let sw = &self.switches[s.idx()];
-                    prefetch_lines(sw.input(p.idx(), 0));
-                    prefetch_input_counters(sw, p.idx());
-                    // The output the packet will be routed to, as far as the routing can tell.
-                    if self.predicting {
-                        let p = self.slab.get(*pkt);
-                        let flow = Flow { src: p.src, id: p.flow };
-                        if let Some(out) = p.ahead.map(|(port, _)| port).or_else(|| self.routing.predict(s, p.dst, flow, &sw.rng)) {
-                            self.prefetch_output(&sw.outputs[out.idx()]);
-                        }
+                    let p = self.slab.get(*pkt);
+                    let flow = Flow { src: p.src, id: p.flow };
+                    if let Some(out) = p.ahead.map(|(port, _)| port).or_else(|| self.routing.predict(s, p.dst, flow, &sw.rng)) {
+                        self.prefetch_output(&sw.outputs[out.idx()]);
+                        sw.input(port.idx(), p.vc as usize).queues.prefetch(out);
                     }
                 }
             }

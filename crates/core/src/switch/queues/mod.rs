@@ -73,6 +73,9 @@ pub trait Queueing {
     fn fifo_head(&self) -> Option<PacketId> {
         None
     }
+    /// Asks memory for what `push` and `head` for `out` will read first, ahead of a packet's
+    /// arrival (`sim::prefetch`); a hint that changes nothing.
+    fn prefetch(&self, _out: PortId) {}
     /// Every queued packet.
     fn for_each(&self, f: impl FnMut(PacketId));
     /// The organization's own invariants, given each packet's output and whether the switch
@@ -199,6 +202,10 @@ macro_rules! __organizations {
             #[inline]
             fn fifo_head(&self) -> Option<PacketId> {
                 match self { $(Queues::$ty(q) => q.fifo_head(),)* }
+            }
+            #[inline]
+            fn prefetch(&self, out: PortId) {
+                match self { $(Queues::$ty(q) => q.prefetch(out),)* }
             }
             fn for_each(&self, f: impl FnMut(PacketId)) {
                 match self { $(Queues::$ty(q) => q.for_each(f),)* }

@@ -133,6 +133,12 @@ impl Queueing for Voq {
         (head != PacketId::MAX).then_some(head)
     }
 
+    fn prefetch(&self, out: PortId) {
+        if let Some(ends) = self.ends.get(out.idx()) {
+            crate::hint::prefetch(ends);
+        }
+    }
+
     fn for_each(&self, mut f: impl FnMut(PacketId)) {
         (0..self.ends.len()).flat_map(|q| self.iter(q)).for_each(&mut f)
     }
