@@ -59,20 +59,24 @@ impl<M: Mechanism> Sim<M> {
         }
     }
 
-    /// Prefetches for the events that pop after the one about to run, one stage each, so that
-    /// no stage waits on a load another has not already asked for: the channel of the third,
-    /// the switch (or packet) the second's channel leads to, and the output or input in that
-    /// switch for the next. A packet's arrival takes one stage more, its input a stage before
-    /// the queue it joins there, whose first read (`Voq::push`) was 11.6% of the samples at
-    /// 65,536 hosts (docs/performance.md, 2026-12-05).
+    /// Prefetches for the four events that pop after the one about to run, one stage each, so
+    /// that no stage waits on a load another has not already asked for: the channel of the
+    /// fourth, the switch (or packet) the third's channel leads to, the output or input in that
+    /// switch for the second, and for a packet's arrival next, the queue it joins at its input
+    /// (whose first read in `Voq::push` was 11.6% of the samples at 65,536 hosts; with three
+    /// stages, each read a line asked for only one event before: docs/performance.md,
+    /// 2026-12-05).
     #[inline]
     pub(super) fn prefetch_next(&self) {
-        if let Some(Event::HeadArrive { ch, .. }) = self.events.peek_current(3) {
+        if let Some(Event::LinkFree { ch } | Event::Credit { ch, .. } | Event::HeadArrive { ch, .. } | Event::Deliver { ch, .. }) = self.events.peek_current(3)
+        {
             prefetch(&self.topo.channels[ch.idx()]);
         }
         match self.events.peek_current(2) {
-            Some(Event::LinkFree { ch } | Event::Credit { ch, .. } | Event::Deliver { ch, .. }) => {
-                prefetch(&self.topo.channels[ch.idx()]);
+            Some(Event::LinkFree { ch } | Event::Credit { ch, .. }) => {
+                if let Endpoint::Switch(s, _) = self.topo.channels[ch.idx()].from {
+                    self.prefetch_switch(s);
+                }
             }
             Some(Event::HeadArrive { ch, pkt }) => {
                 // A hop reads the packet's first line only (`Packet`'s layout).
@@ -84,23 +88,23 @@ impl<M: Mechanism> Sim<M> {
                     }
                 }
             }
+            Some(Event::Deliver { pkt, .. }) => prefetch_lines(self.slab.get(*pkt)),
             Some(Event::XbarDone { sw, .. }) => self.prefetch_switch(*sw),
             _ => {}
         }
         match self.events.peek_current(1) {
             Some(Event::LinkFree { ch } | Event::Credit { ch, .. }) => {
-                if let Endpoint::Switch(s, _) = self.topo.channels[ch.idx()].from {
-                    self.prefetch_switch(s);
+                if let Endpoint::Switch(s, p) = self.topo.channels[ch.idx()].from {
+                    self.prefetch_output(&self.switches[s.idx()].outputs[p.idx()]);
                 }
             }
-            Some(Event::HeadArrive { ch, pkt }) => {
+            Some(Event::HeadArrive { ch, .. }) => {
                 if let Endpoint::Switch(s, p) = self.topo.channels[ch.idx()].to {
                     let sw = &self.switches[s.idx()];
-                    prefetch_lines(sw.input(p.idx(), self.slab.get(*pkt).vc as usize));
+                    prefetch_lines(sw.input(p.idx(), 0));
                     prefetch_input_counters(sw, p.idx());
                 }
             }
-            Some(Event::Deliver { pkt, .. }) => prefetch_lines(self.slab.get(*pkt)),
             Some(Event::XbarDone { sw, inp, out, .. }) => {
                 let s = &self.switches[sw.idx()];
                 self.prefetch_output(&s.outputs[out.idx()]);
@@ -109,11 +113,6 @@ impl<M: Mechanism> Sim<M> {
             _ => {}
         }
         match self.events.peek_current(0) {
-            Some(Event::LinkFree { ch } | Event::Credit { ch, .. }) => {
-                if let Endpoint::Switch(s, p) = self.topo.channels[ch.idx()].from {
-                    self.prefetch_output(&self.switches[s.idx()].outputs[p.idx()]);
-                }
-            }
             Some(Event::XbarDone { sw, inp, .. }) => prefetch_input_counters(&self.switches[sw.idx()], inp.idx()),
             // The output the packet will be routed to, as far as the routing can tell, and its
             // queue at the input.
