@@ -2,9 +2,9 @@
 
 Each target runs the example configs behind one figure family of a paper, prints the paper's
 headline numbers beside ours with the tolerance stated in docs/validation.md, and writes the
-figure as PNG. The example configs ship inside the package, so this runs anywhere. Short mode (the default) is for CI and quick looks: seconds to minutes (ib-t42
-about 13 on two cores; docs/performance.md lists them). ``--full`` uses the paper's run
-lengths.
+figure as PNG. The example configs ship inside the package, so this runs anywhere. Short mode
+(the default) is for CI and quick looks: seconds to minutes (ib-t42 about 3 on two cores;
+docs/performance.md lists them). ``--full`` uses the paper's run lengths.
 """
 
 from __future__ import annotations
