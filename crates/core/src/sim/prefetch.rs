@@ -4,18 +4,20 @@
 //! channel, then the switch output or input at its end, then the packet) each wait for memory:
 //! on the 4,096-host benchmark those waits were most of the run (docs/performance.md,
 //! 2026-11-26). Events of the bucket being served are known in order (`EventQueue::
-//! peek_current`), so the loads are issued in three stages, each reading only what an earlier
-//! one asked for: the channel of the third event ahead, the switch (its three lines) that
-//! the second's channel leads to, and the output or input in the next one's switch (every line
-//! of it, as of the packets). With two
-//! stages the second waited on the switch's own line: a quarter of the 65,536-host run was spent
-//! there (docs/performance.md, 2026-11-27). A packet's arrival also reads the routing's state
-//! at its switch and then the output it is routed to, each a wait of its own (perf at 65,536
-//! hosts: `UpDown::route` 5%, the random draw 3%, `Switch::enqueue`'s first touch of the output
-//! 7% of the samples): its stages start a step earlier, and the last asks for the output the
-//! routing predicts (`Route::predict`, on a copy of the switch's stream: a tree's routing can
-//! tell, an adaptive one cannot) and for that output's queue at the input, where the run
-//! outgrows the last-level cache too (`Sim::predicting`). Prefetches change no
+//! peek_current`), so the loads are issued in stages, each reading only what an earlier one
+//! asked for: the channel of the fourth event ahead, the switch (its three lines) or packet
+//! that the third's channel leads to, and the output or input in the second's switch (every
+//! line of it, as of the packets). With fewer stages a stage waited on what the one before had
+//! asked for an event earlier: the switch's own line, a quarter of the 65,536-host run
+//! (docs/performance.md, 2026-11-27), then the channel (2.4% there, 2026-12-05). A packet's
+//! arrival also reads the routing's state at its switch, the output it is routed to and that
+//! output's queue at its input, each a wait of its own (perf at 65,536 hosts: `UpDown::route`
+//! 5%, the random draw 3%, `Switch::enqueue`'s first touch of the output 7%, `Voq::push`'s
+//! of the queue 11.6% of the samples): the switch's stage asks for the routing's state, and
+//! the next event's for the output the routing predicts (`Route::predict`, on a copy of the
+//! switch's stream: a tree's routing can tell, an adaptive one cannot) and its queue
+//! (`Queueing::prefetch`), where the run outgrows the last-level cache too
+//! (`Sim::predicting`). Prefetches change no
 //! state: results are identical with or without them. A small run, whose state the caches hold,
 //! does without: there they cost more than they save (`memory::LARGE_RUN_BYTES`).
 
@@ -59,13 +61,8 @@ impl<M: Mechanism> Sim<M> {
         }
     }
 
-    /// Prefetches for the four events that pop after the one about to run, one stage each, so
-    /// that no stage waits on a load another has not already asked for: the channel of the
-    /// fourth, the switch (or packet) the third's channel leads to, the output or input in that
-    /// switch for the second, and for a packet's arrival next, the queue it joins at its input
-    /// (whose first read in `Voq::push` was 11.6% of the samples at 65,536 hosts; with three
-    /// stages, each read a line asked for only one event before: docs/performance.md,
-    /// 2026-12-05).
+    /// Prefetches for the four events that pop after the one about to run, a stage each (the
+    /// module's comment).
     #[inline]
     pub(super) fn prefetch_next(&self) {
         if let Some(Event::LinkFree { ch } | Event::Credit { ch, .. } | Event::HeadArrive { ch, .. } | Event::Deliver { ch, .. }) = self.events.peek_current(3)
