@@ -118,7 +118,7 @@ impl<M: Mechanism> Sim<M> {
                     let sw = &self.switches[s.idx()];
                     let p = self.slab.get(*pkt);
                     let flow = Flow { src: p.src, id: p.flow };
-                    if let Some(out) = p.ahead.map(|(port, _)| port).or_else(|| self.routing.predict(s, p.dst, flow, &sw.rng)) {
+                    if let Some(out) = p.ahead.map(|(next, _)| next).or_else(|| self.routing.predict(s, p.dst, flow, &sw.rng)) {
                         self.prefetch_output(&sw.outputs[out.idx()]);
                         sw.input(port.idx(), p.vc as usize).queues.prefetch(out);
                     }
