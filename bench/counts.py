@@ -14,7 +14,8 @@ To measure another commit, build it apart, e.g.
 The simulated last-level cache is 2 MiB (16 ways, 64-byte lines): about what a core of these
 machines has to itself; their shared last level is shared with other machines too. Cachegrind
 does not model prefetches, so a change that only prefetches cannot show here: measure those with
-bench/run.py, interleaved.
+bench/run.py, interleaved. Nor do instructions weigh mispredicted branches: a change that trades
+instructions for fewer of them shows here as a loss (docs/performance.md, stop 83).
 """
 
 import argparse

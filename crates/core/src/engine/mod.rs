@@ -19,8 +19,11 @@ const SEQ_BITS: u32 = 36;
 const SEQ_MASK: u64 = (1 << SEQ_BITS) - 1;
 /// Bits of a key between its time and its sequence: the kind priority and the entity.
 const RANK_LOW_BITS: u32 = 4 + ENTITY_BITS;
-/// Buckets of more events than this are sorted by words (`EventQueue::sort_current`): the size
-/// at which the standard sort leaves insertion sort for quicksort.
+/// Buckets of at most this many events are sorted by places (`EventQueue::sort_small`), larger
+/// ones by words (`EventQueue::sort_current`). Places cost the square of the size in
+/// comparisons, but none of them branches: in pairs against the insertion sort the standard sort
+/// uses up to 20, 0.966 at 256 hosts and 0.958 on `ib-t42`'s p = 0 IB CC run; places up to 8
+/// or 32 instead of 20 were 2.7% and 1.1% slower at 256 hosts (docs/performance.md, stop 83).
 const SMALL_BUCKET: usize = 20;
 
 /// Buckets are 2^10 ps (about 1 ns) wide; the ring covers 2^14 of them (16.8 us): link
@@ -298,16 +301,20 @@ impl EventQueue {
         true
     }
 
-    /// Sorts the bucket being served by descending key. A large bucket (a large network's,
-    /// or a saturated one's lockstep events: hundreds at one time) is sorted as a word per event
-    /// (its rank: time within the bucket, kind priority and entity, the key without its sequence;
-    /// and its index), 8 bytes moved per step where an event is 32, then put in that order;
-    /// events of one rank, rare, in their keys' order (docs/performance.md, 2026-12-04).
+    /// Sorts the bucket being served by descending key: a small one by places (`sort_small`).
+    /// A large bucket (a large network's, or a saturated one's lockstep events: hundreds at one
+    /// time) is sorted as a word per event (its rank: time within the bucket, kind priority and
+    /// entity, the key without its sequence; and its index), 8 bytes moved per step where an
+    /// event is 32, then put in that order; events of one rank, rare, in their keys' order
+    /// (docs/performance.md, 2026-12-04).
     fn sort_current(&mut self) {
         let n = self.current.len();
         let index_bits = 64 - self.shift - RANK_LOW_BITS;
-        if n <= SMALL_BUCKET || n >> index_bits != 0 {
-            return self.current.sort_unstable_by_key(|e| Reverse(e.key));
+        if n <= SMALL_BUCKET {
+            return self.sort_small();
+        }
+        if n >> index_bits != 0 {
+            return self.sort_by_keys();
         }
         // Every event is in bucket `base`: the rank fits the word's high bits.
         let origin = (self.base << self.shift) as u128;
@@ -331,6 +338,34 @@ impl EventQueue {
         self.sorted.extend(words.iter().rev().map(|&w| self.current[index(w)]));
         std::mem::swap(&mut self.current, &mut self.sorted);
         self.words = words;
+    }
+
+    /// Sorts a small bucket by descending key without a branch on the keys, whose outcomes no
+    /// predictor can know: an event's place is the number of keys above its own. Keys differ
+    /// by their sequences; two alike (sequences 2^36 apart) would share a place, and the
+    /// places not summing to those of distinct keys sends the bucket to the standard sort.
+    fn sort_small(&mut self) {
+        let n = self.current.len();
+        let mut place = [0u8; SMALL_BUCKET];
+        for (p, e) in place.iter_mut().zip(&self.current) {
+            *p = self.current.iter().map(|o| (o.key > e.key) as u8).sum();
+        }
+        if place.iter().map(|&p| p as usize).sum::<usize>() != n * (n - 1) / 2 {
+            return self.sort_by_keys();
+        }
+        self.sorted.clear();
+        self.sorted.extend_from_slice(&self.current);
+        for (e, &p) in self.sorted.iter().zip(&place) {
+            self.current[p as usize] = *e;
+        }
+    }
+
+    /// Sorts the bucket being served by its keys, where neither places nor words can: apart,
+    /// as it hardly ever runs.
+    #[cold]
+    #[inline(never)]
+    fn sort_by_keys(&mut self) {
+        self.current.sort_unstable_by_key(|e| Reverse(e.key));
     }
 
     /// The first occupied bucket after `base` within the ring, by absolute number.
@@ -421,31 +456,55 @@ mod tests {
         assert!(!q.passed(8, &free(0), 8));
     }
 
-    /// A bucket larger than `SMALL_BUCKET` is sorted by words, and events of one rank (time,
-    /// kind, entity) still pop in the order they were pushed, though gathering takes a
-    /// bucket's chunks newest first.
+    /// A bucket of up to `SMALL_BUCKET` events is sorted by places, a larger one by words; either
+    /// way events of one rank (time, kind, entity) still pop in the order they were pushed,
+    /// though gathering takes a bucket's chunks newest first.
     #[test]
-    fn a_large_bucket_pops_in_key_order_and_one_rank_in_push_order() {
-        for mut q in [EventQueue::new(false), EventQueue::new(true), EventQueue::for_block()] {
-            let t = 3 << q.shift;
-            let credit = |ch, bytes| Event::Credit { ch: ChannelId(ch), vc: 0, pool: 0, bytes };
-            let mut pushed = Vec::new();
-            for n in 0..60u32 {
-                // Half on channel 4 at one time (one rank), the rest spread over the bucket.
-                let (time, ch) = if n % 2 == 0 { (t + 1, 4) } else { (t + (n % 7) as u64, n % 5) };
-                q.push(time, credit(ch, n));
-                pushed.push((time, ch, n));
+    fn a_bucket_of_any_size_pops_in_key_order_and_one_rank_in_push_order() {
+        for size in [2, 7, SMALL_BUCKET, SMALL_BUCKET + 1, 60] {
+            for mut q in [EventQueue::new(false), EventQueue::new(true), EventQueue::for_block()] {
+                let t = 3 << q.shift;
+                let credit = |ch, bytes| Event::Credit { ch: ChannelId(ch), vc: 0, pool: 0, bytes };
+                let mut pushed = Vec::new();
+                for n in 0..size as u32 {
+                    // Half on channel 4 at one time (one rank), the rest spread over the bucket.
+                    let (time, ch) = if n % 2 == 0 { (t + 1, 4) } else { (t + (n % 7) as u64, n % 5) };
+                    q.push(time, credit(ch, n));
+                    pushed.push((time, ch, n));
+                }
+                let popped: Vec<(Time, u32, u32)> = std::iter::from_fn(|| q.pop_before(Time::MAX))
+                    .map(|(time, e)| match e {
+                        Event::Credit { ch, bytes, .. } => (time, ch.0, bytes),
+                        _ => unreachable!(),
+                    })
+                    .collect();
+                // Time, then entity (the kind is one), then push order (`bytes` counts pushes).
+                pushed.sort();
+                assert_eq!(popped, pushed, "{size} events in buckets of 2^{} ps", q.shift);
             }
-            let popped: Vec<(Time, u32, u32)> = std::iter::from_fn(|| q.pop_before(Time::MAX))
-                .map(|(time, e)| match e {
-                    Event::Credit { ch, bytes, .. } => (time, ch.0, bytes),
-                    _ => unreachable!(),
-                })
-                .collect();
-            // Time, then entity (the kind is one), then push order (`bytes` counts pushes).
-            pushed.sort();
-            assert_eq!(popped, pushed, "buckets of 2^{} ps", q.shift);
         }
+    }
+
+    /// Two events of one key (their sequences 2^36 apart) both pop: sorting a small bucket by
+    /// places would give them one place, and lose one, without its check.
+    #[test]
+    fn two_events_of_one_key_in_a_small_bucket_both_pop() {
+        let mut q = EventQueue::default();
+        let t = 3 << q.shift;
+        let credit = |bytes| Event::Credit { ch: ChannelId(4), vc: 0, pool: 0, bytes };
+        q.push(t, credit(1));
+        q.push(t + 1, credit(2));
+        // The sequence wrapped: the next push's key is the first's.
+        q.seq = 0;
+        q.push(t, credit(3));
+        let mut popped: Vec<(Time, u32)> = std::iter::from_fn(|| q.pop_before(Time::MAX))
+            .map(|(time, e)| match e {
+                Event::Credit { bytes, .. } => (time, bytes),
+                _ => unreachable!(),
+            })
+            .collect();
+        popped.sort();
+        assert_eq!(popped, [(t, 1), (t, 3), (t + 1, 2)]);
     }
 
     #[test]
