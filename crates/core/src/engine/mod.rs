@@ -22,8 +22,9 @@ const RANK_LOW_BITS: u32 = 4 + ENTITY_BITS;
 /// Buckets of at most this many events are sorted by places (`EventQueue::sort_small`), larger
 /// ones by words (`EventQueue::sort_current`). Places cost the square of the size in
 /// comparisons, but none of them branches: in pairs against the insertion sort the standard sort
-/// uses up to 20, 0.966 at 256 hosts and 0.958 on `ib-t42`'s p = 0 IB CC run; places up to 8
-/// or 32 instead of 20 were 2.7% and 1.1% slower at 256 hosts (docs/performance.md, stop 83).
+/// uses up to 20, 0.973 at 256 hosts and 0.977 on `ib-t42`'s p = 0 IB CC run; at 256 hosts
+/// places up to 8 were 2.7% slower than up to 12, and up to 32 1.1% slower than up to 20
+/// (docs/performance.md, stop 83).
 const SMALL_BUCKET: usize = 20;
 
 /// Buckets are 2^10 ps (about 1 ns) wide; the ring covers 2^14 of them (16.8 us): link
