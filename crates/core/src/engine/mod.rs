@@ -473,15 +473,9 @@ mod tests {
                     q.push(time, credit(ch, n));
                     pushed.push((time, ch, n));
                 }
-                let popped: Vec<(Time, u32, u32)> = std::iter::from_fn(|| q.pop_before(Time::MAX))
-                    .map(|(time, e)| match e {
-                        Event::Credit { ch, bytes, .. } => (time, ch.0, bytes),
-                        _ => unreachable!(),
-                    })
-                    .collect();
                 // Time, then entity (the kind is one), then push order (`bytes` counts pushes).
                 pushed.sort();
-                assert_eq!(popped, pushed, "{size} events in buckets of 2^{} ps", q.shift);
+                assert_eq!(pop_credits(&mut q), pushed, "{size} events in buckets of 2^{} ps", q.shift);
             }
         }
     }
@@ -498,14 +492,19 @@ mod tests {
         // The sequence wrapped: the next push's key is the first's.
         q.seq = 0;
         q.push(t, credit(3));
-        let mut popped: Vec<(Time, u32)> = std::iter::from_fn(|| q.pop_before(Time::MAX))
-            .map(|(time, e)| match e {
-                Event::Credit { bytes, .. } => (time, bytes),
-                _ => unreachable!(),
-            })
-            .collect();
+        let mut popped = pop_credits(&mut q);
         popped.sort();
-        assert_eq!(popped, [(t, 1), (t, 3), (t + 1, 2)]);
+        assert_eq!(popped, [(t, 4, 1), (t, 4, 3), (t + 1, 4, 2)]);
+    }
+
+    /// Every event of `q`, all credits, as (time, channel, bytes) in the order they pop.
+    fn pop_credits(q: &mut EventQueue) -> Vec<(Time, u32, u32)> {
+        std::iter::from_fn(|| q.pop_before(Time::MAX))
+            .map(|(time, e)| match e {
+                Event::Credit { ch, bytes, .. } => (time, ch.0, bytes),
+                _ => unreachable!("only credits were pushed"),
+            })
+            .collect()
     }
 
     #[test]
