@@ -121,6 +121,25 @@ def test_an_interrupted_reproduction_stops_its_simulations_and_says_so(tmp_path,
     assert not (tmp_path / "ib-t42" / "checks.csv").exists()
 
 
+def test_windy_forest_runs_go_costliest_first_and_keep_their_keys(monkeypatch):
+    # The p = 0 runs first, then IB CC by p, then no CC by p, so the cores finish together
+    # (docs/performance.md); whatever the order, each key gets the result of its own config.
+    from lossless.reproduce import ibcc
+
+    submitted = []
+
+    def fake_run_many(points, jobs):
+        submitted.extend(cfg for cfg, _ in points)
+        return [f"result of {cfg}" for cfg, _ in points]
+
+    monkeypatch.setattr(ibcc, "run_many", fake_run_many)
+    keys = [(b, p, m) for b in (0.25, 0.5) for p in ibcc.WINDY_P for m in ("none", "ibcc")]
+    runs = ibcc._run_windy(keys, lambda b, p, m: f"{b}/{p}/{m}", jobs=2)
+    assert runs == {k: f"result of {k[0]}/{k[1]}/{k[2]}" for k in keys}
+    assert submitted[:6] == ["0.25/0/ibcc", "0.5/0/ibcc", "0.25/0/none", "0.5/0/none", "0.25/10/ibcc", "0.5/10/ibcc"]
+    assert submitted[-2:] == ["0.25/90/none", "0.5/90/none"]
+
+
 def test_transient_average_has_confidence_bands():
     import pandas as pd
 

@@ -335,10 +335,21 @@ def _windy(p: int, mechanism: str, full: bool, b_share: float = 1.0) -> dict:
     return cfg
 
 
+def _run_windy(keys: list[tuple], config: Callable[..., dict], jobs) -> dict[tuple, Result]:
+    """Runs `config(*key)` for each windy-forest key (ending in p and the mechanism), costliest
+    first, so that the cores finish together: p = 0 (its uniform stream saturates the network),
+    then IB CC (its CNPs) by p, then no CC by p. `ib-t42 --full`'s runs took 453 and 176 s at
+    p = 0 (IB CC, none), 112 to 38 s with IB CC and 34 to 9 s without at p = 10 to 90 (stop
+    85). Taken p by p, the 104 s run at p = 60 with IB CC started as the 453 s one ended and
+    one core sat idle for the last 51 s: 557 s for the ten by those times, 534 s this way
+    (docs/performance.md, "Where issue 23's targets stand")."""
+    order = sorted(keys, key=lambda k: (k[-2] != 0, k[-1] == "none", k[-2]))
+    return dict(zip(order, run_many([(config(*k), {}) for k in order], jobs)))
+
+
 @target("ib-t42", "IB-T4.2: 648-node fat tree, windy forest, p sweep")
 def ib_t42(out: Path, full: bool, jobs) -> Reproduction:
-    keys = [(p, m) for p in WINDY_P for m in ("none", "ibcc")]
-    runs = dict(zip(keys, run_many([(_windy(p, m, full), {}) for p, m in keys], jobs)))
+    runs = _run_windy([(p, m) for p in WINDY_P for m in ("none", "ibcc")], lambda p, m: _windy(p, m, full), jobs)
     host_gbps = 13.5
     hot = [t["dest"] for t in tomllib.loads(example("ibcc/fattree648_silent_forest.toml").read_text())["traffic"] if t["name"].startswith("C")]
     uniform = {k: run.summary["classes"]["U"]["accepted"] * host_gbps for k, run in runs.items()}
@@ -377,8 +388,7 @@ T43_B_SHARE = 0.25
 
 @target("ib-t43", "IB-T4.3: 648-node fat tree, windy forest with 25% B nodes, p sweep")
 def ib_t43(out: Path, full: bool, jobs) -> Reproduction:
-    keys = [(p, m) for p in WINDY_P for m in ("none", "ibcc")]
-    runs = dict(zip(keys, run_many([(_windy(p, m, full, T43_B_SHARE), {}) for p, m in keys], jobs)))
+    runs = _run_windy([(p, m) for p in WINDY_P for m in ("none", "ibcc")], lambda p, m: _windy(p, m, full, T43_B_SHARE), jobs)
     host_gbps = 13.5
     hot = [t["dest"] for t in tomllib.loads(example("ibcc/fattree648_silent_forest.toml").read_text())["traffic"] if t["name"].startswith("C")]
     rx = {k: _receive_gbps(run, host_gbps) for k, run in runs.items()}
@@ -420,8 +430,7 @@ T44_B_SHARES = [0.25, 0.5, 0.75]
 
 @target("ib-t44", "IB-T4.4: 648-node fat tree, windy forests with 25, 50 and 75% B nodes, p sweep")
 def ib_t44(out: Path, full: bool, jobs) -> Reproduction:
-    keys = [(b, p, m) for b in T44_B_SHARES for p in WINDY_P for m in ("none", "ibcc")]
-    runs = dict(zip(keys, run_many([(_windy(p, m, full, b), {}) for b, p, m in keys], jobs)))
+    runs = _run_windy([(b, p, m) for b in T44_B_SHARES for p in WINDY_P for m in ("none", "ibcc")], lambda b, p, m: _windy(p, m, full, b), jobs)
     total = {(b, p): _receive_gbps(runs[(b, p, "ibcc")], 13.5).sum() / _receive_gbps(runs[(b, p, "none")], 13.5).sum() for b in T44_B_SHARES for p in WINDY_P}
     r = Reproduction("ib-t44", "Thesis Paper IV Figs. 5-7: windy forests, 25 to 75% B nodes")
     curves = "; ".join(f"{b:.0%} B: " + ", ".join(f"x{total[(b, p)]:.1f}" for p in WINDY_P) for b in T44_B_SHARES)
