@@ -22,6 +22,12 @@ const SPIN: Duration = Duration::from_micros(50);
 /// file, two tests at once each on two threads, spent 17% of its CPU spinning here;
 /// docs/performance.md, "The test suite's time", 2026-11-29.)
 const SLEPT: usize = 4;
+/// Every `PROBE`-th wait in a row that sleeps spins `SPIN` again, to see whether the thread
+/// waited for runs now: a spin of 1 us ends asleep even when it does, so a run whose threads
+/// once slept four times in a row (a moment's preemption) slept at nearly every window after.
+/// 256 hosts on two threads took 0.45-0.95 s in such runs, with thousands of sleeps, where it
+/// took 0.37 s without (docs/performance.md, "Threads", 2026-12-05).
+const PROBE: usize = 256;
 const SPIN_LEAST: Duration = Duration::from_micros(1);
 
 pub(crate) struct Barrier {
@@ -64,7 +70,7 @@ impl Barrier {
             return;
         }
         let start = Instant::now();
-        let spin = if self.slept.load(Ordering::Relaxed) >= SLEPT { SPIN_LEAST } else { SPIN };
+        let spin = spin_after(self.slept.load(Ordering::Relaxed));
         while self.generation.load(Ordering::Acquire) == generation {
             for _ in 0..64 {
                 std::hint::spin_loop();
@@ -88,9 +94,27 @@ impl Barrier {
     }
 }
 
+/// How long a wait spins before it sleeps, after `slept` waits in a row that ended in sleep.
+fn spin_after(slept: usize) -> Duration {
+    if slept >= SLEPT && slept % PROBE != 0 {
+        SPIN_LEAST
+    } else {
+        SPIN
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn waits_that_keep_sleeping_spin_least_but_probe_with_a_full_spin() {
+        let spins: Vec<Duration> = (0..=2 * PROBE + 1).map(spin_after).collect();
+        assert!(spins[..SLEPT].iter().all(|&s| s == SPIN));
+        for (slept, &s) in spins.iter().enumerate().skip(SLEPT) {
+            assert_eq!(s, if slept % PROBE == 0 { SPIN } else { SPIN_LEAST }, "after {slept} sleeps in a row");
+        }
+    }
 
     #[test]
     fn no_thread_passes_before_all_arrive_in_any_round() {
