@@ -96,7 +96,7 @@ impl Barrier {
 
 /// How long a wait spins before it sleeps, after `slept` waits in a row that ended in sleep.
 fn spin_after(slept: usize) -> Duration {
-    if slept >= SLEPT && slept % PROBE != 0 {
+    if slept >= SLEPT && !slept.is_multiple_of(PROBE) {
         SPIN_LEAST
     } else {
         SPIN
@@ -112,7 +112,7 @@ mod tests {
         let spins: Vec<Duration> = (0..=2 * PROBE + 1).map(spin_after).collect();
         assert!(spins[..SLEPT].iter().all(|&s| s == SPIN));
         for (slept, &s) in spins.iter().enumerate().skip(SLEPT) {
-            assert_eq!(s, if slept % PROBE == 0 { SPIN } else { SPIN_LEAST }, "after {slept} sleeps in a row");
+            assert_eq!(s, if slept.is_multiple_of(PROBE) { SPIN } else { SPIN_LEAST }, "after {slept} sleeps in a row");
         }
     }
 
