@@ -25,8 +25,8 @@ const SLEPT: usize = 4;
 /// Every `PROBE`-th wait in a row that sleeps spins `SPIN` again, to see whether the thread
 /// waited for runs now: a spin of 1 us ends asleep even when it does, so a run whose threads
 /// once slept four times in a row (a moment's preemption) slept at nearly every window after.
-/// 256 hosts on two threads took 0.45-0.95 s in such runs, with thousands of sleeps, where it
-/// took 0.37 s without (docs/performance.md, "Threads", 2026-12-05).
+/// 256 hosts on two threads took 0.57-0.95 s in such runs, with thousands of sleeps, where it
+/// took 0.36-0.39 s without (docs/performance.md, "Threads", 2026-12-05).
 const PROBE: usize = 256;
 const SPIN_LEAST: Duration = Duration::from_micros(1);
 
