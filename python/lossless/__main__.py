@@ -15,6 +15,10 @@ def _python_command(name: str):
         from .reproduce import main
 
         return main
+    if name == "examples":
+        from .bundled import main
+
+        return main
     from . import commands
 
     return {"sweep": commands.sweep, "plot": commands.plot, "report": commands.report}.get(name)
@@ -27,16 +31,24 @@ def main() -> int:
         return command(args[1:])
     if args[:1] == ["list"] and len(args) == 1:
         status = cli(["lossless", "list"])
-        from .reproduce import TARGETS
+        from .reproduce import listed
 
         print("reproductions (lossless reproduce ID):")
-        for t in TARGETS.values():
+        for t in listed():
             print(f"  {t.id:<15} {t.title}")
         return status
     # The simulation runs in Rust without returning to Python, so Python's own Ctrl-C handler
     # would never run: let SIGINT end the process as it ends the native binary. Results are
     # written atomically, so nothing half-written is left behind.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    if args[:1] in (["run"], ["validate"]):
+        from .bundled import resolve_arg
+
+        try:
+            args = [args[0], *map(resolve_arg, args[1:])]
+        except FileNotFoundError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
     return cli(["lossless", *args])
 
 

@@ -20,16 +20,17 @@ EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 1, 2, 130
 
 
 def parse_set(items: list[str], flag: str = "--set") -> dict[str, Any]:
-    """`--set key=value` arguments (or `flag`'s), values in TOML as for `lossless run`."""
+    """`--set key=value` arguments (or `flag`'s), read as `lossless run` reads them: the value
+    as TOML would read it (`0.5`, `true`, `"x"`, `[1, 2]`), else as a bare string (`srp`)."""
     out = {}
     for item in items:
         key, sep, value = item.partition("=")
-        if not sep or not key:
+        if not sep or not key.strip():
             raise ConfigError(f"`{flag} {item}`: give key=value, e.g. {flag} traffic.0.load=0.6")
         try:
-            out[key.strip()] = tomllib.loads(f"v = {value}")["v"]
+            out[key.strip()] = tomllib.loads(f"v = {value.strip()}")["v"]
         except tomllib.TOMLDecodeError:
-            raise ConfigError(f"`{flag} {item}`: the value is not TOML (strings need quotes: {key}='\"text\"')") from None
+            out[key.strip()] = value.strip()
     return out
 
 

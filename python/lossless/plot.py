@@ -241,7 +241,7 @@ def save(fig: Figure, path: str | os.PathLike) -> Path:
 def _load_key(results: SweepResults) -> str:
     loads = [d for d in results.dimensions if d.endswith(".load")]
     if not loads:
-        raise ValueError(f"no swept load (a `traffic.N.load` key) among {results.dimensions}: give x=")
+        raise ValueError(f"no swept load (a `traffic.N.load` key) among {results.dimensions}: give x= (--x on the command line)")
     return loads[0]
 
 

@@ -8,9 +8,9 @@ import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence, Union
 
-from . import _lossless
+from . import _lossless, bundled
 from .deprecation import renamed_kwargs
 
 if TYPE_CHECKING:
@@ -66,6 +66,8 @@ def _config_args(config: ConfigLike) -> dict[str, str]:
         if (found := _first(config, lambda v: isinstance(v, float) and not math.isfinite(v))) is not None:
             raise _lossless.ConfigError(f"`{found[0]}`: must be a finite number, got {found[1]}")
         return {"json_text": json.dumps(config)}
+    if isinstance(config, str) and config.startswith(bundled.PREFIX):
+        config = bundled.resolve(config)
     if isinstance(config, os.PathLike) or (isinstance(config, str) and "\n" not in config and config.endswith(".toml")):
         path = Path(config)
         if not path.is_file():
@@ -98,12 +100,23 @@ def threads_per_run(threads: int | None) -> Iterator[None]:
 def _overrides(seed: int | None, overrides: Sequence[str] | Mapping[str, Any] | None, threads: int | None = None) -> list[str]:
     out: list[str] = []
     if isinstance(overrides, Mapping):
-        _refuse_none(overrides)
-        out += [f"{k}={_toml_value(plain(v))}" for k, v in overrides.items()]
+        for k, v in overrides.items():
+            if not isinstance(k, str):
+                raise TypeError(f"overrides: keys are dotted config keys as strings, e.g. 'traffic.0.load', not {k!r}")
+            if v is None:
+                out.append(f"~{k}")  # removes the key (`--unset`)
+                continue
+            v = plain(v)
+            if isinstance(v, Mapping):
+                _refuse_none(v)
+            out.append(f"{k}={_toml_value(v)}")
     elif overrides is not None:
-        if isinstance(overrides, str):
-            raise TypeError("overrides must be a list of 'key=value' strings or a dict, not a single string")
-        out += list(overrides)
+        if isinstance(overrides, (str, bytes)) or not isinstance(overrides, Iterable):
+            raise TypeError(f"overrides must be a list of 'key=value' strings or a dict {{key: value}}, not {type(overrides).__name__}")
+        for o in overrides:
+            if not isinstance(o, str):
+                raise TypeError(f"overrides: each element is a 'key=value' string (or '~key' to remove one), not {o!r}")
+            out.append(o)
     if seed is not None:
         seed = plain(seed)
         if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
@@ -236,7 +249,8 @@ def run(config: ConfigLike, *, seed: int | None = None, overrides: Sequence[str]
     seed: overrides ``simulation.seed``.
     threads: overrides ``simulation.threads``, the threads this run uses (0: one per core;
     default: the config's, or ``threads_per_run``'s); results are identical for every count.
-    overrides: as ``["traffic.0.load=0.5"]`` or ``{"traffic.0.load": 0.5}`` (``set=`` before 0.2).
+    overrides: as ``["traffic.0.load=0.5"]`` or ``{"traffic.0.load": 0.5}`` (``set=`` before 0.2);
+    ``"~key"`` in the list, or ``{"key": None}``, removes a key (``--unset``).
     Raises ``lossless.ConfigError`` (a ``ValueError``) naming the key on bad input,
     ``lossless.DeadlockError`` if the network deadlocks (its ``result`` has the results up to
     then), and ``KeyboardInterrupt`` on Ctrl-C, within about a tenth of a second. Warns

@@ -70,7 +70,7 @@ def test_ib_t2_reproduces(tmp_path):
     # IB-T2/T3 in short mode (100 ms phases): every headline holds.
     r = reproduce("ib-t2", tmp_path)
     assert r.ok, r.table()
-    assert (tmp_path / "ib-t2" / "ib-t2.png").stat().st_size > 10_000
+    assert (tmp_path / "ib-t2" / "figure.png").stat().st_size > 10_000
 
 
 def test_srp1_reproduces_and_writes_its_figure(tmp_path):

@@ -56,9 +56,14 @@ enum Command {
         /// identical for every count).
         #[arg(long)]
         threads: Option<u32>,
-        /// Overrides a config key, e.g. --set traffic.0.load=0.6 (repeatable).
+        /// Overrides a config key, e.g. --set traffic.0.load=0.6 (repeatable); a key inside a
+        /// table keeps the table's other keys.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Removes a config key, e.g. --unset switch.input_buffer_packets before --set
+        /// switch.input_buffer_bytes=4096 (repeatable; applied before every --set).
+        #[arg(long = "unset", value_name = "KEY")]
+        unset: Vec<String>,
         /// No progress bar and no summary on stdout.
         #[arg(long, short)]
         quiet: bool,
@@ -67,9 +72,14 @@ enum Command {
     Validate {
         /// Scenario file (TOML); see docs/config.md.
         config: PathBuf,
-        /// Overrides a config key, e.g. --set traffic.0.load=0.6 (repeatable).
+        /// Overrides a config key, e.g. --set traffic.0.load=0.6 (repeatable); a key inside a
+        /// table keeps the table's other keys.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Removes a config key, e.g. --unset switch.input_buffer_packets before --set
+        /// switch.input_buffer_bytes=4096 (repeatable; applied before every --set).
+        #[arg(long = "unset", value_name = "KEY")]
+        unset: Vec<String>,
     },
     /// List the topologies, routings, queues, mechanisms, traffic patterns and message sizes.
     List,
@@ -97,12 +107,13 @@ where
 
 fn dispatch(command: Command) -> i32 {
     match command {
-        Command::Run { config, out, seed, threads, set, quiet } => {
-            let mut set = set;
+        Command::Run { config, out, seed, threads, set, unset, quiet } => {
+            let mut set = unsets_then(unset, set);
             set.extend(threads.map(|n| format!("simulation.threads={n}")));
             run(&config, &out, seed, &set, quiet)
         }
-        Command::Validate { config, set } => {
+        Command::Validate { config, set, unset } => {
+            let set = unsets_then(unset, set);
             match load(&config, None, &set).and_then(|c| lossless_core::check(&c).and_then(|_| lossless_core::memory_estimate(&c)).map(|m| (c, m))) {
                 Ok((cfg, memory)) => {
                     warn(&cfg);
@@ -116,13 +127,19 @@ fn dispatch(command: Command) -> i32 {
         Command::List => {
             for c in lossless_core::catalog::catalog() {
                 println!("{}:", c.key);
+                let width = c.values.iter().map(|(value, _)| value.len()).max().unwrap_or(0);
                 for (value, doc) in c.values {
-                    println!("  {value:<15} {doc}");
+                    println!("  {value:<width$}  {doc}");
                 }
             }
             0
         }
     }
+}
+
+/// The overrides in the order they apply: removals (`~key`, `config::apply_override`) first.
+fn unsets_then(unset: Vec<String>, set: Vec<String>) -> Vec<String> {
+    unset.into_iter().map(|k| format!("~{k}")).chain(set).collect()
 }
 
 fn load(path: &Path, seed: Option<u64>, set: &[String]) -> Result<Config, ConfigError> {

@@ -68,7 +68,7 @@ mod tests {
                     format!("{key}=\"{value}\"")
                 };
                 let mut table: toml::Table = base.parse().unwrap();
-                crate::config::apply_override(&mut table, &set).unwrap();
+                crate::config::apply_override(&mut table, &set, None).unwrap();
                 // Refusals for missing fields of a variant are fine; an unknown value is not.
                 if let Err(e) = Config::from_table(table, &[]).and_then(|c| crate::check(&c)) {
                     assert!(!e.message.contains("unknown variant") && !e.message.contains("unknown mechanism"), "{set}: {e}");

@@ -55,6 +55,12 @@ greedy = true
     ));
     // One 204.8 ns packet may straddle each window edge.
     assert_close("accepted", s.classes["flow0"].accepted, 1.0, 0.002);
+    // Its links are busy for the whole window, whose edges (5 us, 205 us) fall inside packets:
+    // each link counts the part of a straddling packet inside the window, so it is 1 to within
+    // a byte per edge (4e-6 of the 250,000 bytes the window holds), never above.
+    for l in s.links.iter().filter(|l| l.from == "h3" || l.to == "h200") {
+        assert!(l.utilization <= 1.0 && l.utilization >= 1.0 - 8e-6, "{}: {}", l.name, l.utilization);
+    }
 }
 
 #[test]

@@ -253,3 +253,34 @@ fn more_virtual_channels_than_the_switch_tracks_are_refused() {
     let minimal = text.replace("\"ugal\"", "\"minimal\"");
     check(&Config::from_toml_str(&minimal, &[]).unwrap()).unwrap();
 }
+
+#[test]
+fn a_guess_needs_more_than_one_slip_in_four_letters() {
+    // `hpcc` is two edits from `ibcc`: no guess (one edit, `srpp`, gets one above).
+    let e = error(&["cc.mechanism=\"hpcc\""]);
+    assert!(e.key == "cc.mechanism" && !e.message.contains("did you mean"), "{e}");
+}
+
+/// A config that leaves `message` and the buffer sizes at their defaults.
+const DEFAULTED: &str = "[topology]\nkind = \"kary_ntree\"\nk = 2\nn = 2\n[[traffic]]\npattern = \"uniform\"\nload = 0.1\n";
+
+#[test]
+fn a_key_set_inside_a_defaulted_table_keeps_the_table_s_defaults() {
+    let c = Config::from_toml_str(DEFAULTED, &["traffic.0.message.packets=8".into()]).unwrap();
+    let resolved = toml::Table::try_from(&c).unwrap();
+    let message = &resolved["traffic"][0]["message"];
+    assert_eq!(message["packets"].as_integer(), Some(8), "{message}");
+    assert_eq!(message["kind"].as_str(), Some("fixed"), "the default kind stays: {message}");
+    // Picking another kind starts that variant from its own keys.
+    let c = Config::from_toml_str(DEFAULTED, &["traffic.0.message.kind=\"uniform\"".into(), "traffic.0.message.min=1".into(), "traffic.0.message.max=4".into()]);
+    assert!(c.is_ok(), "{:?}", c.err());
+}
+
+#[test]
+fn unset_lets_a_buffer_change_its_unit() {
+    let with_packets = format!("{DEFAULTED}[switch]\ninput_buffer_packets = 16\n");
+    let both = Config::from_toml_str(&with_packets, &["switch.input_buffer_bytes=4096".into()]);
+    assert!(both.is_err(), "packets and bytes together are refused");
+    let c = Config::from_toml_str(&with_packets, &["~switch.input_buffer_packets".into(), "switch.input_buffer_bytes=4096".into()]).unwrap();
+    assert_eq!((c.switch.input_buffer_packets, c.switch.input_buffer_bytes), (None, Some(4096)));
+}

@@ -67,3 +67,40 @@ fn counterclockwise_routes_for_half_the_pairs_break_the_cycle() {
     assert!(s.deadlock.is_none());
     assert!(s.classes["shift0"].accepted > 0.4, "{}", s.classes["shift0"].accepted);
 }
+
+/// A dragonfly whose shortest paths form channel-dependency cycles, under PFC: PAUSE frames
+/// and their refreshes go on while no packet moves.
+const DRAGONFLY_PFC: &str = "[simulation]\nwarmup_ns = 0\nmeasure_ns = 2_000_000\nwatchdog_ns = 20_000\n\
+[topology]\nkind = \"dragonfly\"\nhosts_per_router = 2\nrouters_per_group = 4\nglobal_per_router = 2\n\
+[routing]\nalgorithm = \"shortest_path\"\nallow_deadlock = true\n[flow_control]\nkind = \"pfc\"\n\
+[[traffic]]\npattern = \"uniform\"\nload = 0.9\n";
+
+/// The dragonfly's run, which may stop deadlocked.
+fn stopped(overrides: &[&str]) -> lossless_core::Summary {
+    lossless_core::run(&config_with(DRAGONFLY_PFC, overrides), &mut |_| ControlFlow::Continue(())).unwrap()
+}
+
+#[test]
+fn a_pfc_deadlock_is_stopped_though_pauses_are_refreshed() {
+    for threads in ["1", "2"] {
+        let s = stopped(&[&format!("simulation.threads={threads}")]);
+        let d = s.deadlock.as_ref().expect("shortest paths on this dragonfly deadlock under PFC");
+        assert!(s.counters.pauses > 0 && !d.cycle.is_empty(), "{d:?}");
+        // A refresh every half PAUSE is no movement: the run stops one to one and a half
+        // timeouts after the last packet crossed a channel, not at the window's end.
+        let idle = d.at_ns - d.last_move_ns;
+        assert!((20_000.0..=30_000.0).contains(&idle) && d.at_ns < 2_000_000.0, "{threads} threads: {d:?}");
+    }
+}
+
+#[test]
+fn a_stopped_run_reports_rates_over_the_time_it_ran() {
+    let s = stopped(&[]);
+    let d = s.deadlock.as_ref().expect("deadlocks");
+    // Nothing is measured after the stop: the window is the time run, so the offered load is
+    // the configured 0.9 (over the 2 ms configured it would be 0.9 x at / 2 ms).
+    assert_eq!(s.measure_ns, d.at_ns - s.warmup_ns);
+    assert!(d.at_ns < 1_900_000.0, "{d:?}");
+    let offered = s.classes["uniform0"].offered;
+    assert!((offered - 0.9).abs() < 0.02, "offered {offered}");
+}

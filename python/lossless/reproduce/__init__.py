@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import re
 import sys
 import time
 import warnings
@@ -24,9 +25,7 @@ from ..parallel import showing_progress
 from ..run import threads_per_run
 from ..sweeps.store import write_atomically
 
-# The example scenarios ship inside the package (`examples/` of a checkout links to them), so
-# reproductions run wherever lossless is installed.
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+from ..bundled import EXAMPLES
 
 
 @dataclass
@@ -80,10 +79,23 @@ def target(id: str, title: str):
     return register
 
 
+def listed() -> list[Target]:
+    """The targets in natural order: by paper, then by number (srp-9 before srp-10)."""
+    def key(t: Target):
+        return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", t.id)]
+
+    return sorted(TARGETS.values(), key=key)
+
+
 def example(path: str) -> Path:
     if not (EXAMPLES / path).is_file():
         raise FileNotFoundError(f"example {path} not found in {EXAMPLES}: the package is incomplete, reinstall lossless")
     return EXAMPLES / path
+
+
+#: Every target's main figure, in its directory; a target with a second one names it
+#: `figure-WHAT.png`.
+FIGURE = "figure.png"
 
 
 def save_figure(fig, out: Path) -> Path:
@@ -91,7 +103,7 @@ def save_figure(fig, out: Path) -> Path:
     from .. import plot
 
     fig.tight_layout()
-    return plot.save(fig, out / "figure.png")
+    return plot.save(fig, out / FIGURE)
 
 
 def reproduce(id: str, out: Path, full: bool = False, jobs: int | None = None, threads: int | None = None) -> Reproduction:
@@ -101,7 +113,7 @@ def reproduce(id: str, out: Path, full: bool = False, jobs: int | None = None, t
     (default 1; 0: one per core), for targets whose time one long run dominates.
     """
     if id not in TARGETS:
-        raise KeyError(f"unknown reproduction `{id}`; known: {', '.join(sorted(TARGETS))}")
+        raise KeyError(f"unknown reproduction `{id}`; known: {', '.join(t.id for t in listed())}")
     with threads_per_run(threads), warnings.catch_warnings():
         # Targets switch a class off by starting it long after the run (`start_ns = 1e12`): the
         # warning that it sends nothing is for a user's shortened run, not for them.
@@ -130,7 +142,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--threads", type=int, default=None, help="threads of each simulation (default 1; 0: one per core): results are identical, a target one long run dominates finishes sooner")
     args = ap.parse_args(argv)
     if args.list or not args.ids:
-        for t in TARGETS.values():
+        for t in listed():
             print(f"{t.id:<8} {t.title}")
         return 0 if args.list else 2
     unknown = [i for i in args.ids if i not in TARGETS]

@@ -26,7 +26,7 @@ from ..fairness import treatment_variation  # noqa: E402
 from ..parallel import run_many  # noqa: E402
 from ..run import Result  # noqa: E402
 from ..sweeps import sweep  # noqa: E402
-from . import Reproduction, example, target  # noqa: E402
+from . import FIGURE, Reproduction, example, target  # noqa: E402
 
 #: Host links of the testbed (PCIe-limited hosts, examples/ibcc/testbed_scenario1.toml).
 HOST_GBPS = 13.0
@@ -110,7 +110,7 @@ def ib_t2(out: Path, full: bool, jobs) -> Reproduction:
     jain = sum(contributors) ** 2 / (len(contributors) * sum(v * v for v in contributors))
     r.check("CC on: Jain's index of the contributors", "≈ 1", f"{jain:.3f}", ">= 0.98", jain >= 0.98)
     r.check("CC on: bottleneck use", "≈ 13 Gb/s (SIM)", f"{sum(contributors):.2f} Gb/s", ">= 11.7 (90%)", sum(contributors) >= 0.9 * HOST_GBPS)
-    r.figure = _series_figure({"CC off": off, "CC on": on}, "Scenario 1: flows added one per phase", out / "ib-t2.png")
+    r.figure = _series_figure({"CC off": off, "CC on": on}, "Scenario 1: flows added one per phase", out / FIGURE)
     return r
 
 
@@ -144,7 +144,7 @@ def ib_t8(out: Path, full: bool, jobs) -> Reproduction:
     ax.set(xscale="log", xlabel="message size (KB)", ylabel="victim F1 (Gb/s)", ylim=(0, HOST_GBPS * 1.05), title="Scenario 1: the victim against message size")
     ax.legend()
     ax.grid(alpha=0.3)
-    r.figure = plot.save(fig, out / "ib-t8.png")
+    r.figure = plot.save(fig, out / FIGURE)
     return r
 
 
@@ -177,7 +177,7 @@ def ib_t4(out: Path, full: bool, jobs) -> Reproduction:
     ax.set_xticks([x + 0.4 - width / 2 for x in range(4)], names)
     ax.set(ylabel="throughput, all four active (Gb/s)", title="Type I fairness vs hysteresis (mean over seeds)")
     ax.legend(fontsize=8)
-    r.figure = plot.save(fig, out / "ib-t4.png")
+    r.figure = plot.save(fig, out / FIGURE)
     return r
 
 
@@ -205,7 +205,7 @@ def ib_t7(out: Path, full: bool, jobs) -> Reproduction:
     r.check("jitter (SD of 1 ms samples)", "42x higher with CC", f"{sd(off) * 1000:.0f} -> {sd(on) * 1000:.0f} Mb/s", "at least 10x", sd(on) >= 10 * max(sd(off), 1e-3))
     values = [_gbps(on, f) for f in flows]
     r.check("CC on: still fair (calibrates it too)", "yes", ", ".join(f"{v:.2f}" for v in values), "max/min <= 1.1", max(values) / min(values) <= 1.1)
-    r.figure = _series_figure({"CC off": off, "CC on": on}, "Scenario 2: no hot spot", out / "ib-t7.png")
+    r.figure = _series_figure({"CC off": off, "CC on": on}, "Scenario 2: no hot spot", out / FIGURE)
     return r
 
 
@@ -242,8 +242,8 @@ def ib_t9(out: Path, full: bool, jobs) -> Reproduction:
         plot.grid(pts[pts["class"] == "F1"], x=key_t, y=key_m, value="gbps", title="victim F1 (Gb/s)"),
         plot.grid(var.rename_axis([key_m, key_t]).rename("var").reset_index(), x=key_t, y=key_m, value="var", title="treatment variation Var (Gb/s²)"),
     ]
-    plot.save(landscapes[1], out / "ib-t10.png")
-    r.figure = plot.save(landscapes[0], out / "ib-t9.png")
+    plot.save(landscapes[1], out / "figure-variation.png")
+    r.figure = plot.save(landscapes[0], out / FIGURE)
     return r
 
 
@@ -286,7 +286,7 @@ def ib_t41(out: Path, full: bool, jobs) -> Reproduction:
     ax.set(xlabel="time (ms)", ylabel="throughput per V node (Gb/s)", title="648 nodes, 8 hot spots")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
-    r.figure = plot.save(fig, out / "ib-t41.png")
+    r.figure = plot.save(fig, out / FIGURE)
     return r
 
 
@@ -379,7 +379,7 @@ def ib_t42(out: Path, full: bool, jobs) -> Reproduction:
         ax.grid(alpha=0.3)
     a.legend(fontsize=8)
     fig.tight_layout()
-    r.figure = plot.save(fig, out / "ib-t42.png")
+    r.figure = plot.save(fig, out / FIGURE)
     return r
 
 
@@ -421,7 +421,7 @@ def ib_t43(out: Path, full: bool, jobs) -> Reproduction:
     for ax in (a, c):
         ax.grid(alpha=0.3)
     fig.tight_layout()
-    r.figure = plot.save(fig, out / "ib-t43.png")
+    r.figure = plot.save(fig, out / FIGURE)
     return r
 
 
@@ -446,7 +446,7 @@ def ib_t44(out: Path, full: bool, jobs) -> Reproduction:
     ax.set(xlabel="p (%)", ylabel="total throughput, CC / no CC", title="648 nodes, windy forests")
     ax.legend()
     ax.grid(alpha=0.3)
-    r.figure = plot.save(fig, out / "ib-t44.png")
+    r.figure = plot.save(fig, out / FIGURE)
     return r
 
 
@@ -486,7 +486,7 @@ def ib_t45(out: Path, full: bool, jobs) -> Reproduction:
     r.check("1 ms lifetime", "about 0", f"{gain[1]:+.0%}", "-5% to +10%", -0.05 <= gain[1] <= 0.10)
     rising = [average[(ms, "ibcc")] for ms in LIFETIMES_MS]
     r.check("average receive rises as lifetimes shorten", "yes", " -> ".join(f"{v:.0f}" for v in rising) + " Mb/s", "non-decreasing", all(b >= a * 0.98 for a, b in zip(rising, rising[1:])))
-    r.figure = _moving_figure(average, "648 nodes, 8 moving hot spots", out / "ib-t45.png")
+    r.figure = _moving_figure(average, "648 nodes, 8 moving hot spots", out / FIGURE)
     return r
 
 
@@ -513,7 +513,7 @@ def ib_t46(out: Path, full: bool, jobs) -> Reproduction:
     r.check("1 ms lifetime", "+10%", f"{gain[1] - 1:+.0%}", "0% to +30%", 1.0 <= gain[1] <= 1.3)
     falling = [gain[ms] for ms in LIFETIMES_MS]
     r.check("the gain falls as lifetimes shorten", "yes", " -> ".join(f"x{g:.2f}" for g in falling), "non-increasing", all(b <= a * 1.02 for a, b in zip(falling, falling[1:])))
-    r.figure = _moving_figure(average, "648 nodes, 8 moving hot spots, 60% V nodes", out / "ib-t46.png")
+    r.figure = _moving_figure(average, "648 nodes, 8 moving hot spots, 60% V nodes", out / FIGURE)
     return r
 
 
@@ -548,5 +548,5 @@ def ib_t47(out: Path, full: bool, jobs) -> Reproduction:
     ax.set(xscale="log", xlabel="hot-spot lifetime (ms)", ylabel="average receive, CC / no CC", title="648 nodes, 8 moving windy hot spots")
     ax.legend()
     ax.grid(alpha=0.3)
-    r.figure = plot.save(fig, out / "ib-t47.png")
+    r.figure = plot.save(fig, out / FIGURE)
     return r

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .._lossless import ConfigError
+from .. import bundled
 from ..run import plain
 
 _SWEEP_KEYS = {"base", "seeds", "product", "zip", "series"}
@@ -125,7 +126,7 @@ class Spec:
 
     @classmethod
     def from_file(cls, path: str | os.PathLike) -> Spec:
-        path = Path(path)
+        path = bundled.resolve(path) if str(path).startswith(bundled.PREFIX) else Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"sweep spec {path} does not exist")
         try:
@@ -148,7 +149,8 @@ class Spec:
         if "base" in table:
             if not isinstance(table["base"], str):
                 raise ConfigError("`sweep.base`: give the path of a scenario file (relative to the spec)")
-            path = relative_to / table["base"]
+            base_name = table["base"]
+            path = bundled.resolve(base_name) if base_name.startswith(bundled.PREFIX) else relative_to / base_name
             if not path.is_file():
                 raise ConfigError(f"`sweep.base`: {path} does not exist")
             base = merge(tomllib.loads(path.read_text()), doc)

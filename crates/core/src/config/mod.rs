@@ -32,13 +32,22 @@ impl Config {
         if table.contains_key("sweep") {
             return Err(ConfigError::new("sweep", "this file is a sweep spec: run it with `lossless sweep FILE --out DIR` (docs/sweeps.md)"));
         }
+        // The file's own config, defaults filled in, for the tables an override reaches into.
+        let defaults = if overrides.is_empty() { None } else { Config::defaults_of(&table) };
         for o in overrides {
-            apply_override(&mut table, o)?;
+            apply_override(&mut table, o, defaults.as_ref())?;
         }
         let root = toml::Value::Table(table);
         let cfg: Config = serde_path_to_error::deserialize(root.clone()).map_err(|e| serde_error(e, &root))?;
         cfg.validate()?;
         Ok(cfg)
+    }
+
+    /// `table` typed and written back, defaults included; none if it does not type as it is (an
+    /// override may be what completes it).
+    fn defaults_of(table: &toml::Table) -> Option<toml::Table> {
+        let cfg: Config = toml::Value::Table(table.clone()).try_into().ok()?;
+        toml::Table::try_from(&cfg).ok()
     }
 
     /// Reads and parses a config file.
@@ -57,12 +66,17 @@ pub fn typed<T: serde::de::DeserializeOwned>(key: &str, value: toml::Value) -> C
     })
 }
 
+/// How alike (normalized Damerau-Levenshtein) a name must be to a known one to be taken for a
+/// slip of the keyboard: one edit in a name of four letters (`srpp`, `lod`) passes, two do not
+/// (`hpcc` is not a misspelt `ibcc`).
+const SLIP: f64 = 0.7;
+
 /// The candidate closest to `given`, if close enough to be a slip of the keyboard.
 pub fn closest<'a>(given: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     candidates
         .into_iter()
         .map(|c| (strsim::normalized_damerau_levenshtein(given, c), c))
-        .filter(|(score, _)| *score >= 0.5)
+        .filter(|(score, _)| *score >= SLIP)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| c)
 }

@@ -570,7 +570,7 @@ impl<M: Mechanism> Sim<M> {
             self.events.push(self.now + ser, Event::LinkFree { ch });
         }
         self.events.push(self.now + c.latency + self.p.router_latency, Event::HeadArrive { ch, pkt });
-        self.stats.sent(self.now, ch, bytes);
+        self.stats.sent(self.now, ch, bytes, ser);
     }
 
     /// The tail of `pkt` reached its destination NIC: it is consumed at once (ejection at link

@@ -656,7 +656,7 @@ impl<M: Mechanism> Sim<M> {
             self.mech.on_transmit(&mut ctx, s, port, &mut copy, view);
             *self.slab.get_mut(pkt) = copy;
         }
-        self.stats.sent(now, ch, bytes);
+        self.stats.sent(now, ch, bytes, ser);
         if to_host {
             self.events.push(now + latency + ser, Event::Deliver { ch, pkt });
         } else {

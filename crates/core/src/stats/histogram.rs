@@ -1,5 +1,5 @@
 //! Latency distributions: an HDR histogram (mergeable, 3 significant digits) plus an exact sum
-//! for the mean.
+//! for the mean and the exact extremes, within which every percentile is kept.
 
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -10,6 +10,7 @@ pub struct Latency {
     hist: Histogram<u64>,
     sum_ps: u128,
     count: u64,
+    min_ps: Time,
     max_ps: Time,
 }
 
@@ -28,7 +29,7 @@ impl Default for Latency {
     fn default() -> Self {
         // 1 ps to 10 s at 3 significant digits.
         let hist = Histogram::new_with_bounds(1, 10_000_000_000_000, 3).expect("valid bounds");
-        Latency { hist, sum_ps: 0, count: 0, max_ps: 0 }
+        Latency { hist, sum_ps: 0, count: 0, min_ps: Time::MAX, max_ps: 0 }
     }
 }
 
@@ -38,6 +39,7 @@ impl Latency {
         self.hist.saturating_record(ps.max(1));
         self.sum_ps += ps as u128;
         self.count += 1;
+        self.min_ps = self.min_ps.min(ps);
         self.max_ps = self.max_ps.max(ps);
     }
 
@@ -46,12 +48,14 @@ impl Latency {
         self.hist.add(&other.hist).expect("same bounds");
         self.sum_ps += other.sum_ps;
         self.count += other.count;
+        self.min_ps = self.min_ps.min(other.min_ps);
         self.max_ps = self.max_ps.max(other.max_ps);
     }
 
     pub fn summary(&self) -> LatencySummary {
-        // Percentiles are reported at the middle of their histogram bucket (within 0.05%).
-        let q = |x: f64| self.hist.median_equivalent(self.hist.value_at_quantile(x)) as f64 / 1_000.0;
+        // Percentiles are reported at the middle of their histogram bucket (within 0.05%), but
+        // never outside the exact extremes: a bucket's middle can lie above the largest value.
+        let q = |x: f64| self.hist.median_equivalent(self.hist.value_at_quantile(x)).clamp(self.min_ps, self.max_ps) as f64 / 1_000.0;
         if self.count == 0 {
             return LatencySummary { count: 0, mean: f64::NAN, p50: f64::NAN, p99: f64::NAN, p999: f64::NAN, max: f64::NAN };
         }
@@ -69,6 +73,21 @@ impl Latency {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn percentiles_stay_within_the_extremes() {
+        // 591,600 ps falls in a bucket of 256 ps whose middle is above it.
+        let mut a = Latency::default();
+        for v in [500_000, 591_600, 591_600] {
+            a.record(v);
+        }
+        let s = a.summary();
+        assert_eq!((s.p999, s.max), (591.6, 591.6));
+        let mut one = Latency::default();
+        one.record(123_457);
+        let s = one.summary();
+        assert_eq!((s.p50, s.p99, s.max), (123.457, 123.457, 123.457));
+    }
 
     #[test]
     fn mean_is_exact_and_percentiles_close() {

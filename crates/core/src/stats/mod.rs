@@ -247,11 +247,18 @@ impl Stats {
         }
     }
 
+    /// A packet of `bytes` started on `ch` at `t`, taking `ser` to serialize: the channel counts
+    /// the part of it inside the window, so that a packet across the window's end does not
+    /// count whole (a utilization above 1).
     #[inline]
-    pub fn sent(&mut self, t: Time, ch: ChannelId, bytes: u32) {
+    pub fn sent(&mut self, t: Time, ch: ChannelId, bytes: u32, ser: Time) {
         self.counters.hops += 1;
-        if self.in_window(t) {
+        let end = t + ser;
+        if t >= self.warmup && end <= self.end {
             self.channel_bytes[ch.idx()] += bytes as u64;
+        } else if end > self.warmup && t < self.end {
+            let inside = end.min(self.end) - t.max(self.warmup);
+            self.channel_bytes[ch.idx()] += (bytes as u128 * inside as u128 / ser as u128) as u64;
         }
     }
 

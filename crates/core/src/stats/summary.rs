@@ -160,7 +160,9 @@ pub(crate) struct Context<'a> {
 impl Summary {
     pub(crate) fn build(c: Context) -> Summary {
         let s = c.stats;
-        let window = s.end - s.warmup;
+        // A run the watchdog stopped measured only up to then: rates are over the time it ran.
+        let ran_to = c.deadlock.as_ref().map_or(s.end, |d| crate::time::ps_from_ns(d.at_ns)).min(s.end);
+        let window = ran_to.saturating_sub(s.warmup);
         let host_rate = |h: NodeId| c.topo.channels[c.topo.host_out[h.idx()].idx()].rate;
         let frac = |bytes: u64, rates: f64, span: Time| if rates > 0.0 { bytes as f64 / (rates * span as f64 / 8.0e6) } else { 0.0 };
         // Messages generated, or for greedy classes the links' time active (docs/metrics.md).
