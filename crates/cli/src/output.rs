@@ -3,12 +3,13 @@
 //! looks finished.
 //!
 //! `--out` is replaced only when lossless may own it: it does not exist, is empty, or holds the
-//! marker file that lossless writes into every result directory. A directory of the user's, the
+//! marker file that lossless writes into every result directory; even then only the files a run
+//! writes are replaced, and whatever else the user put there stays. A directory of the user's, the
 //! working directory, one of its ancestors, `/` and the home directory are never touched. The
 //! Python commands (sweep, reproduce) follow the same rule with the same marker
 //! (`python/lossless/outputs.py`).
 
-use lossless_core::{Config, Summary};
+use lossless_core::{Config, FlowRow, Summary};
 use std::fmt;
 use std::fs;
 use std::io;
@@ -101,11 +102,21 @@ pub fn write_atomically(out: &Path, cfg: &Config, s: &Summary) -> Result<(), Out
     Ok(result?)
 }
 
+/// Every file a run writes: the only names a later run replaces or removes in `--out`.
+const WRITTEN: [&str; 6] = [MARKER, "summary.json", "config.toml", "timeseries.csv", "links.csv", "flows.csv"];
+
 /// Moves `partial` onto `out`. A previous result directory is first moved aside, so that at no
-/// moment does `out` hold a mix of the two runs' files.
+/// moment does `out` hold a mix of the two runs' files; what the user put there beside the
+/// results (notes, plots) moves into the new results first.
 fn replace(partial: &Path, out: &Path) -> io::Result<()> {
     if !out.exists() {
         return fs::rename(partial, out);
+    }
+    for entry in fs::read_dir(out)? {
+        let name = entry?.file_name();
+        if !WRITTEN.iter().any(|w| name == *w) {
+            fs::rename(out.join(&name), partial.join(&name))?;
+        }
     }
     let old = sibling(out, "old");
     fs::rename(out, &old)?;
@@ -119,21 +130,27 @@ fn sibling(out: &Path, what: &str) -> PathBuf {
 }
 
 fn write_files(dir: &Path, cfg: &Config, s: &Summary) -> io::Result<()> {
+    // Each name here is in `WRITTEN`.
     fs::write(dir.join(MARKER), format!("{KIND} {}\n", env!("CARGO_PKG_VERSION")))?;
     let json = serde_json::to_string_pretty(s).map_err(io::Error::other)?;
     fs::write(dir.join("summary.json"), json + "\n")?;
     let toml = toml::to_string(&lossless_core::resolved_config(cfg).map_err(io::Error::other)?).map_err(io::Error::other)?;
     fs::write(dir.join("config.toml"), toml)?;
-    write_csv(&dir.join("timeseries.csv"), &s.series)?;
-    write_csv(&dir.join("links.csv"), &s.links)?;
+    write_csv(&dir.join("timeseries.csv"), &s.series, &[])?;
+    write_csv(&dir.join("links.csv"), &s.links, &[])?;
     if cfg.simulation.record_flows {
-        write_csv(&dir.join("flows.csv"), &s.flows)?;
+        write_csv(&dir.join("flows.csv"), &s.flows, &FlowRow::COLUMNS)?;
     }
     Ok(())
 }
 
-fn write_csv<T: serde::Serialize>(path: &Path, rows: &[T]) -> io::Result<()> {
+/// Writes `rows` with their header; with no rows, `columns` as the header, so that a file
+/// readers expect columns in is never empty.
+fn write_csv<T: serde::Serialize>(path: &Path, rows: &[T], columns: &[&str]) -> io::Result<()> {
     let mut w = csv::Writer::from_path(path).map_err(io::Error::other)?;
+    if rows.is_empty() && !columns.is_empty() {
+        w.write_record(columns).map_err(io::Error::other)?;
+    }
     for r in rows {
         w.serialize(r).map_err(io::Error::other)?;
     }
@@ -148,6 +165,14 @@ pub fn print_table(s: &Summary) {
             "{:<16} {:>8.4} {:>9.4} {:>12.1} {:>12.1} {:>12.1} {:>8.4}",
             name, c.offered, c.accepted, c.packet_latency_ns.mean, c.packet_latency_ns.p99, c.inflight_latency_ns.mean, c.marked
         );
+    }
+    let with_flows: Vec<_> = s.classes.iter().filter(|(_, c)| c.fct_ns.count > 0).collect();
+    if !with_flows.is_empty() {
+        println!("{:<16} {:>8} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9}", "class", "flows", "FCT p50 ns", "p99 ns", "p999 ns", "slow p50", "p99", "p999");
+        for (name, c) in with_flows {
+            let (f, d) = (&c.fct_ns, &c.slowdown);
+            println!("{:<16} {:>8} {:>10.1} {:>10.1} {:>10.1} {:>9.2} {:>9.2} {:>9.2}", name, f.count, f.p50, f.p99, f.p999, d.p50, d.p99, d.p999);
+        }
     }
     if !s.cc.is_empty() {
         let counters: Vec<String> = s.cc.iter().map(|(k, v)| format!("{k} {v}")).collect();

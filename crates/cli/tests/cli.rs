@@ -184,15 +184,41 @@ fn out_replaces_an_empty_directory_and_an_earlier_run() {
     let o = short_run(tmp.path(), "empty");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let first = std::fs::read_to_string(tmp.path().join("empty/summary.json")).unwrap();
-    // Written by lossless, so a second run may replace it, and replaces it whole.
-    std::fs::write(tmp.path().join("empty/stale.csv"), "from the first run").unwrap();
+    // Written by lossless, so a second run may replace its results, and replaces them whole:
+    // a file of the first run's that the second does not write goes; a file of the user's,
+    // or a folder, beside the results stays.
+    std::fs::write(tmp.path().join("empty/flows.csv"), "from the first run").unwrap();
+    std::fs::write(tmp.path().join("empty/notes.txt"), "a user's file").unwrap();
+    std::fs::create_dir(tmp.path().join("empty/plots")).unwrap();
     let o = short_run(tmp.path(), "empty");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(!tmp.path().join("empty/stale.csv").exists());
+    assert!(!tmp.path().join("empty/flows.csv").exists());
+    assert_eq!(std::fs::read_to_string(tmp.path().join("empty/notes.txt")).unwrap(), "a user's file");
+    assert!(tmp.path().join("empty/plots").is_dir());
     let second = std::fs::read_to_string(tmp.path().join("empty/summary.json")).unwrap();
     let classes = |s: &str| serde_json::from_str::<serde_json::Value>(s).unwrap()["classes"].clone();
     assert_eq!(classes(&first), classes(&second));
     assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1, "nothing left beside it");
+}
+
+#[test]
+fn flows_csv_has_its_header_when_no_message_completed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let header = |measure_ns: &str| {
+        let out = tmp.path().join(format!("m{measure_ns}"));
+        let o = lossless(&[
+            "run", &example("fattree256_uniform.toml"), "--out", out.to_str().unwrap(), "-q",
+            "--set", "simulation.record_flows=true", "--set", "simulation.warmup_ns=0", "--set", &format!("simulation.measure_ns={measure_ns}"),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let text = std::fs::read_to_string(out.join("flows.csv")).unwrap();
+        (text.lines().next().unwrap_or("").to_string(), text.lines().count())
+    };
+    // In 5 us messages complete; in 0.1 us (less than a packet's 204.8 ns) none does.
+    let (with_rows, rows) = header("5000");
+    let (empty, lines) = header("100");
+    assert!(rows > 1 && lines == 1, "{rows} {lines}");
+    assert_eq!(empty, with_rows, "the header written alone is the one serde writes with rows");
 }
 
 #[derive(serde::Deserialize)]

@@ -35,4 +35,4 @@ pub const VERSION_LINE: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", e
 pub use config::Config;
 pub use error::{ConfigError, ConfigResult, RunError};
 pub use sim::{check, memory_estimate, resolved_config, run, Deadlock, Progress, Sim};
-pub use stats::Summary;
+pub use stats::{FlowRow, Summary};

@@ -83,6 +83,11 @@ pub struct FlowRow {
     pub slowdown: f64,
 }
 
+impl FlowRow {
+    /// `flows.csv`'s header, written even when no message completed (the fields, in order).
+    pub const COLUMNS: [&'static str; 9] = ["class", "src", "dst", "packets", "bytes", "start_ns", "fct_ns", "ideal_ns", "slowdown"];
+}
+
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct LinkRow {
     pub channel: u32,
