@@ -140,7 +140,7 @@ fn each_error_names_its_key() {
         (&["cc.mechanism=\"ibcc\"", "cc.ibcc.cct=[0.0, 1.0]"], "cc.ibcc.cct", "at least 128"),
         (&["cc.mechanism=\"ibcc\"", "cc.ibcc.ccti_limit=200"], "cc.ibcc.cct", "needs 201"),
         (&["cc.mechanism=\"ibcc\"", "cc.ibcc.ccti_timer_ns=0"], "cc.ibcc.ccti_timer_ns", "one picosecond"),
-        (&["cc.mechanism=\"ibcc\"", "cc.ibcc.cct=\"steep\""], "cc.ibcc.cct", "did not match"),
+        (&["cc.mechanism=\"ibcc\"", "cc.ibcc.cct=\"steep\""], "cc.ibcc.cct", "invalid value: string \"steep\", expected a preset, `\"thesis\"`"),
         (&["cc.mechanism=\"ibcc\"", "cc.ibcc.threshold_mode=\"max\""], "cc.ibcc.threshold_mode", "unknown variant"),
         (&["cc.mechanism=\"santos\"", "cc.santos.min_rate=0"], "cc.santos.min_rate", "[1e-6, 1)"),
         (&["cc.mechanism=\"santos\"", "cc.santos.decrease_factor=1"], "cc.santos.decrease_factor", "greater than 1"),
@@ -283,4 +283,12 @@ fn unset_lets_a_buffer_change_its_unit() {
     assert!(both.is_err(), "packets and bytes together are refused");
     let c = Config::from_toml_str(&with_packets, &["~switch.input_buffer_packets".into(), "switch.input_buffer_bytes=4096".into()]).unwrap();
     assert_eq!((c.switch.input_buffer_packets, c.switch.input_buffer_bytes), (None, Some(4096)));
+}
+
+#[test]
+fn another_flow_control_kind_s_keys_are_refused() {
+    for set in ["flow_control.xoff_bytes=4096", "flow_control.drop=\"output\""] {
+        let e = error(&[set]);
+        assert!(e.key.starts_with("flow_control") && e.message.contains("unknown field"), "{set}: {e}");
+    }
 }

@@ -86,7 +86,7 @@ pub fn closest<'a>(given: &str, candidates: impl IntoIterator<Item = &'a str>) -
 fn serde_error(e: serde_path_to_error::Error<toml::de::Error>, root: &toml::Value) -> ConfigError {
     let path = e.path().to_string();
     let at = value_at(root, e.path());
-    let message = in_config_words(e.inner().message().trim(), at);
+    let message = in_config_words(e.inner().message().trim(), at).replace(", there are no fields", ": this kind takes no other keys");
     let key = match (path.as_str(), at.and_then(|v| buffered_field(v, &message))) {
         (".", _) => String::new(),
         (_, Some(field)) => format!("{path}{field}"),
@@ -102,6 +102,10 @@ fn serde_error(e: serde_path_to_error::Error<toml::de::Error>, root: &toml::Valu
 /// (`unit variant, expected string only`, `expected variant identifier`, `expected internally
 /// tagged enum TopologyConfig`), whose value `at` then names.
 fn in_config_words(message: &str, at: Option<&toml::Value>) -> String {
+    if let Some(name) = message.strip_prefix("data did not match any variant of untagged enum ") {
+        let got = at.map(|v| format!("{}, ", unexpected(v))).unwrap_or_default();
+        return format!("invalid value: {got}expected {}", either_of(name.trim()));
+    }
     let Some((got, expected)) = wrong_and_expected(message) else {
         return message.to_string();
     };
@@ -118,6 +122,15 @@ fn in_config_words(message: &str, at: Option<&toml::Value>) -> String {
             Some(words) => format!("{wrong}: {got}, expected {words}"),
             None => message.to_string(),
         },
+    }
+}
+
+/// What a key that takes one of two forms (serde's untagged enums) holds, in a config's words.
+fn either_of(enum_name: &str) -> &'static str {
+    match enum_name {
+        "NodeRef" => "a host: its id (a whole number from 0) or its name (a string in quotes)",
+        "Cct" => "a preset, `\"thesis\"`, `\"vendor\"` or `\"wide\"`, or a list of delays in ns",
+        _ => "a value of another form (see docs/config.md)",
     }
 }
 
@@ -161,6 +174,10 @@ fn value_at<'a>(root: &'a toml::Value, path: &serde_path_to_error::Path) -> Opti
 /// as serde's own `Unexpected` writes it (`string "4"`, `floating point `2.5``); none if no
 /// place or several do.
 fn buffered_field(table: &toml::Value, message: &str) -> Option<String> {
+    if let Some(rest) = message.strip_prefix("unknown field `") {
+        let field = rest.split('`').next()?;
+        return table.get(field).map(|_| format!(".{field}"));
+    }
     let quoted = match message.strip_prefix("unknown variant `") {
         Some(rest) => unexpected(&toml::Value::String(rest.split('`').next()?.to_string())).to_string(),
         None => wrong_and_expected(message)?.0.to_string(),

@@ -642,14 +642,15 @@ impl Default for MessageSize {
 }
 
 /// `[flow_control]`: how a receiving buffer holds back its sender, on every link.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Default, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, strum::EnumIter, strum::EnumMessage, strum::IntoStaticStr)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 #[strum(serialize_all = "snake_case")]
 pub enum FlowControlConfig {
     /// Credits: a sender sends only into room its receiver has granted (InfiniBand; the SRP
-    /// paper's and the thesis' networks).
-    #[default]
-    Credits,
+    /// paper's and the thesis' networks). A variant with no fields, not a unit one: serde
+    /// ignores every other key beside the tag of a unit variant, and another kind's keys here
+    /// must be refused.
+    Credits {},
     /// Priority flow control (IEEE 802.1Qbb, lossless Ethernet): per VC, a buffer holding more
     /// than `xoff_bytes` sends a PAUSE upstream and one that drains to `xon_bytes` a resume; the
     /// sender stops starting packets on that VC while paused. Each frame takes its channel's
@@ -695,6 +696,13 @@ pub enum DropPoint {
     /// An arrival whose output's queue (the bytes all inputs hold for it on the VC) is full, or
     /// whose input buffer is.
     Output,
+}
+
+impl Default for FlowControlConfig {
+    /// Credits, as in every paper in papers/ (InfiniBand and the SRP paper's §4 network).
+    fn default() -> Self {
+        FlowControlConfig::Credits {}
+    }
 }
 
 fn default_pause_frame_bytes() -> u32 {

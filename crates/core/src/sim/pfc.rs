@@ -56,6 +56,9 @@ impl Pfc {
     /// The thresholds of `cfg` (`None` under credits), checked against every channel of `topo`.
     pub(super) fn for_network(cfg: &Config, topo: &Topology, in_cap: u32) -> ConfigResult<Option<Pfc>> {
         let FlowControlConfig::Pfc { xoff_bytes, xon_bytes, pause_frame_bytes, pause_quanta } = cfg.flow_control else { return Ok(None) };
+        if pause_frame_bytes == 0 {
+            return Err(ConfigError::new("flow_control.pause_frame_bytes", "a PAUSE frame takes time on the wire: give at least 1 byte (64, IEEE 802.3's minimum frame, by default)"));
+        }
         let packet = cfg.nic.data_packet_bytes;
         let router = ps_from_ns(cfg.switch.router_latency_ns);
         // Bytes that may still arrive once the buffer is past XOFF: the head that crossed it is

@@ -119,6 +119,7 @@ impl Cdf {
         match points.last() {
             None => Err("has no points: give lines `bytes probability`".into()),
             Some(&(_, p)) if p != 1.0 => Err(format!("must end at probability 1, ends at {p}")),
+            Some(&(0.0, _)) => Err("every size is 0 bytes: give flow sizes in bytes, the largest above 0".into()),
             Some(_) => Ok(Cdf { points, packet_bytes }),
         }
     }
@@ -194,6 +195,13 @@ mod tests {
         // Whole packets add less than one packet per message.
         let mean_bytes = cdf(builtin(CdfTable::WebSearch)).mean_packets() * 256.0;
         assert!((1_711_250.0..1_711_250.0 + 256.0).contains(&mean_bytes), "{mean_bytes} bytes");
+    }
+
+    #[test]
+    fn a_cdf_of_zero_sizes_only_is_refused() {
+        let e = Cdf::parse("0 0.5\n0 1\n", 256).unwrap_err();
+        assert!(e.contains("every size is 0 bytes"), "{e}");
+        assert!(Cdf::parse("0 0.5\n1 1\n", 256).is_ok(), "zero-byte flows beside others are a distribution's choice");
     }
 
     #[test]
