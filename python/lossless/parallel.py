@@ -73,4 +73,10 @@ def run_many(
 
     jobs: simulations at once (default: the number of cores).
     """
+    if isinstance(points, (str, bytes, Mapping)) or not isinstance(points, Iterable):
+        raise TypeError(f"points: give a list of pairs (config, overrides), not {type(points).__name__} {points!r}")
+    points = list(points)
+    for i, p in enumerate(points):
+        if not (isinstance(p, (tuple, list)) and len(p) == 2):
+            raise TypeError(f"points[{i}]: give a pair (config, overrides), e.g. (\"cfg.toml\", {{\"traffic.0.load\": 0.5}}), not {p!r}")
     return map_parallel(lambda p: run(p[0], overrides=p[1]), points, jobs)

@@ -43,3 +43,34 @@ def test_any_overrides_give_a_result_or_a_config_error(default_example, o):
         assert str(e).startswith("`"), f"{o}: the message names no key: {e}"
         return
     assert resolved.startswith("[simulation]"), resolved
+
+
+# Whatever a caller passes where an argument goes: a result, or an error that names the
+# argument (TypeError, ValueError, lossless.ConfigError); never AttributeError, IndexError or
+# KeyError from deep inside.
+junk = st.one_of(
+    st.none(), st.integers(), st.floats(), st.text(max_size=5), st.binary(max_size=3),
+    st.lists(st.one_of(st.integers(), st.text(max_size=3), st.tuples(st.text(max_size=3))), max_size=3),
+    st.dictionaries(st.one_of(st.integers(), st.text(max_size=3)), st.one_of(st.integers(), st.lists(st.integers(), max_size=2), st.none()), max_size=2),
+    st.tuples(st.integers()),
+)
+NAMED = ("overrides", "points", "product", "zipped", "series", "seeds", "jobs", "threads", "seed", "config", "`")
+
+
+def _names_an_argument(e: Exception) -> bool:
+    return any(n in str(e) for n in NAMED)
+
+
+@settings(max_examples=int(EXPLORE or 150), derandomize=EXPLORE is None, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(call=st.sampled_from(["validate", "run_many", "sweep"]), arg=st.sampled_from(["overrides", "seed", "points", "product", "zipped", "series", "seeds"]), value=junk)
+def test_api_misuse_is_named(default_example, tmp_path_factory, call, arg, value):
+    short = {"simulation.warmup_ns": 0, "simulation.measure_ns": 1000}
+    try:
+        if call == "validate" and arg in ("overrides", "seed"):
+            lossless.validate(default_example, **{arg: value})
+        elif call == "run_many" or arg == "points":
+            lossless.run_many(value if arg == "points" else [(default_example, value)], jobs=1)
+        else:
+            lossless.sweep(default_example, tmp_path_factory.mktemp("s"), progress=False, jobs=1, overrides=short, **{arg: value})
+    except (TypeError, ValueError) as e:  # lossless.ConfigError is a ValueError
+        assert _names_an_argument(e), f"{call}({arg}={value!r}): {type(e).__name__}: {e}"

@@ -172,6 +172,28 @@ def test_changing_a_knob_never_reuses_a_result(tmp_path, default_example):
     assert len(list((tmp_path / "points").glob("*.json"))) == 4
 
 
+def test_a_changed_file_the_config_names_runs_its_points_again(tmp_path, default_example):
+    cdf = tmp_path / "sizes.txt"
+    cdf.write_text("256 0.5\n1024 1\n")
+    base = {"product": {"traffic.0.load": [0.3]}, "progress": False, "jobs": 1,
+            "overrides": {**SHORT, "traffic.0.message": {"kind": "cdf", "file": str(cdf)}}}
+    first = lossless.sweep(default_example, tmp_path / "out", **base)
+    same = lossless.sweep(default_example, tmp_path / "out", **base)
+    pd.testing.assert_frame_equal(first.meta, same.meta)
+    cdf.write_text("2048 0.5\n8192 1\n")
+    changed = lossless.sweep(default_example, tmp_path / "out", **base)
+    assert set(changed.points["key"]).isdisjoint(first.points["key"])
+    # The larger flows take longer: the result is the new file's, not the stored one.
+    assert changed.points["packet_latency_mean_ns"].iloc[0] != first.points["packet_latency_mean_ns"].iloc[0]
+
+
+def test_a_key_inside_a_defaulted_table_is_swept(tmp_path, default_example):
+    # docs/sweeps.md's example: the example file sets `message`, so take it out first.
+    r = lossless.sweep(default_example, tmp_path, product={"traffic.0.message.packets": [1, 16]}, progress=False, jobs=1,
+                       overrides={**SHORT, "traffic.0.message": None})
+    assert len(r.failures) == 0 and sorted(r.points["traffic.0.message.packets"]) == [1, 16]
+
+
 def test_a_failing_point_is_recorded_and_the_others_run(tmp_path, default_example):
     spec = spec_file(tmp_path, default_example, loads=[0.3, 1.5])
     out = tmp_path / "out"
@@ -284,3 +306,20 @@ def test_flows_of_every_point_land_in_one_table(tmp_path, default_example):
         rows = table[table["traffic.0.load"] == load][alone.columns].reset_index(drop=True)
         assert len(rows) > 0
         pd.testing.assert_frame_equal(rows, alone, check_dtype=False)
+
+
+def _dies_on_three(item: int) -> dict:
+    """A point function whose worker process aborts on item 3, as a crashing simulation would."""
+    if item == 3:
+        os.abort()
+    time.sleep(0.05)
+    return {"value": item}
+
+
+def test_a_worker_that_dies_fails_only_its_own_point():
+    from lossless.sweeps.executors import Local
+
+    outcomes = dict(Local(jobs=2).map_unordered(_dies_on_three, range(8)))
+    assert sorted(outcomes) == list(range(8))
+    assert outcomes[3]["kind"] == "crash" and "died" in outcomes[3]["error"]
+    assert {i: o for i, o in outcomes.items() if i != 3} == {i: {"value": i} for i in range(8) if i != 3}

@@ -113,6 +113,19 @@ def sweep(
 def _spec(spec, product, zipped, series, seeds, fixed) -> Spec:
     # numpy arrays as plain lists before they are tested for emptiness.
     product, zipped, series, seeds, fixed = (plain(x) for x in (product, zipped, series, seeds, fixed))
+    for name, value, shape in (
+        ("product", product, "a dict {key: [values]}"),
+        ("zipped", zipped, "a dict {key: [values]}"),
+        ("series", series, "a dict {name: {key: value}}"),
+        ("overrides", fixed, "a dict {key: value}"),
+    ):
+        if value is not None and not isinstance(value, Mapping):
+            raise TypeError(f"{name}: give {shape}, not {type(value).__name__} {value!r}")
+    for name, o in (series or {}).items():
+        if not isinstance(o, Mapping):
+            raise TypeError(f"series: {name!r} must map to a dict of overrides {{key: value}}, not {type(o).__name__} {o!r}")
+    if seeds is not None and not isinstance(seeds, list):
+        raise TypeError(f"seeds: give a list of seeds, not {type(seeds).__name__} {seeds!r}")
     if isinstance(spec, Spec):
         if product or zipped or series or seeds or fixed:
             raise ValueError("give the dimensions and `overrides` in the Spec or as arguments, not both")

@@ -47,25 +47,50 @@ class Local:
         self.jobs = jobs or os.cpu_count() or 1
 
     def map_unordered(self, fn, items):
-        from concurrent.futures import as_completed
-
-        from loky import ProcessPoolExecutor
-
+        """A worker process that dies (abort, signal, out of memory) breaks the whole pool and
+        fails every point in it: those run again, and an item that failed so twice runs alone
+        in a pool of its own, whose verdict is final. Only the point that kills its worker is
+        reported failed."""
         items = list(items)
-        if not items:
-            return
-        pool = ProcessPoolExecutor(max_workers=min(self.jobs, len(items)), initializer=_init_worker)
-        try:
-            futures = {pool.submit(fn, item): item for item in items}
-            for f in as_completed(futures):
-                try:
-                    yield futures[f], f.result()
-                except Exception as e:  # the worker process died (signal, out of memory)
-                    yield futures[f], {"error": f"the worker process died: {type(e).__name__}: {e}", "kind": "crash"}
-        finally:
-            # On an interrupt, stop simulations in progress at once: their points are not
-            # finished and will run again when the sweep is resumed.
-            pool.shutdown(wait=False, kill_workers=True)
+        pending, strikes = list(range(len(items))), [0] * len(items)
+        while pending:
+            batches = [([i for i in pending if strikes[i] < 2], self.jobs)] + [([i], 1) for i in pending if strikes[i] >= 2]
+            pending = []
+            for batch, jobs in batches:
+                for i, outcome in _in_pool(fn, items, batch, jobs):
+                    if outcome is not None:
+                        yield items[i], outcome
+                    elif jobs == 1 and len(batch) == 1:
+                        yield items[i], {"error": "the worker process died running this point alone (an abort, a signal or out of memory)", "kind": "crash"}
+                    else:
+                        strikes[i] += 1
+                        pending.append(i)
+
+
+def _in_pool(fn, items: list, batch: list[int], jobs: int):
+    """`fn` over `items[i]` for each i of `batch` in a pool of `jobs` worker processes: (i, result),
+    or (i, None) where the pool broke under it."""
+    from concurrent.futures import as_completed
+
+    from loky import ProcessPoolExecutor
+    from loky.process_executor import BrokenProcessPool
+
+    if not batch:
+        return
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(batch)), initializer=_init_worker)
+    try:
+        futures = {pool.submit(fn, items[i]): i for i in batch}
+        for f in as_completed(futures):
+            try:
+                yield futures[f], f.result()
+            except BrokenProcessPool:  # a worker process died, and the pool with it
+                yield futures[f], None
+            except Exception as e:  # `fn` itself raised: this item's own failure
+                yield futures[f], {"error": f"{type(e).__name__}: {e}", "kind": "crash"}
+    finally:
+        # On an interrupt, stop simulations in progress at once: their points are not
+        # finished and will run again when the sweep is resumed.
+        pool.shutdown(wait=False, kill_workers=True)
 
 
 class Dask:

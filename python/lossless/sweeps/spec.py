@@ -42,6 +42,16 @@ def _dotted(key: str) -> str:
     return re.sub(r"\[(\d+)\]", r".\1", key)
 
 
+def _beyond_toml(value: Any) -> int | None:
+    """The first integer in `value` (a value, list or table) outside TOML's 64-bit range."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if not -(2**63) <= value < 2**63 else None
+    items = value.values() if isinstance(value, Mapping) else value if isinstance(value, list) else []
+    return next((b for v in items if (b := _beyond_toml(v)) is not None), None)
+
+
 def _repeat(values: list[Any]) -> int | None:
     """The position of the first value equal to an earlier one (values may be tables or lists,
     which do not hash), if any."""
@@ -79,6 +89,13 @@ class Spec:
         # Lists made with numpy (`np.linspace`, `np.arange`) are swept as the lists they hold.
         self.base, self.product, self.zip, self.series, self.set = (plain(self.base), plain(self.product), plain(self.zip), plain(self.series), plain(self.set))
         self.seeds = plain(self.seeds)
+        for table in ("product", "zip", "set", *(f"series.{n}" for n in self.series)):
+            where = self.series[table.split(".", 1)[1]] if table.startswith("series.") else getattr(self, table)
+            for key, values in where.items():
+                if not isinstance(key, str):
+                    raise ConfigError(f"`sweep.{table}`: its keys are dotted config keys as strings, e.g. 'traffic.0.load', not {key!r}")
+                if (big := _beyond_toml(values)) is not None:
+                    raise ConfigError(f"`sweep.{table}.{key}`: {big} is beyond TOML's 64-bit integers")
         for table in ("product", "zip"):
             for key, values in getattr(self, table).items():
                 if not isinstance(values, list) or not values:
@@ -97,9 +114,9 @@ class Spec:
             if not isinstance(overrides, Mapping) or not overrides:
                 raise ConfigError(f"`sweep.series.{name}`: give a table of `key = value` overrides")
         if self.seeds is not None and (
-            not isinstance(self.seeds, list) or not self.seeds or any(not isinstance(s, int) or isinstance(s, bool) or s < 0 for s in self.seeds)
+            not isinstance(self.seeds, list) or not self.seeds or any(not isinstance(s, int) or isinstance(s, bool) or not 0 <= s < 2**64 for s in self.seeds)
         ):
-            raise ConfigError(f"`sweep.seeds`: give a non-empty list of non-negative integers, got {self.seeds!r}")
+            raise ConfigError(f"`sweep.seeds`: give a non-empty list of integers from 0 to 2**64 - 1, got {self.seeds!r}")
         if self.seeds is not None and (i := _repeat(self.seeds)) is not None:
             raise ConfigError(f"`sweep.seeds`: {self.seeds[i]} appears twice; {twice}")
         swept = [*self.product, *self.zip, *(k for o in self.series.values() for k in o)]

@@ -5,8 +5,8 @@
     DIR/failures/KEY.json     one failed point: its message
     DIR/*.parquet             the consolidated tables (rewritten at the end of each sweep)
 
-KEY is a hash of the point's fully resolved config (every default filled in, seed included),
-so a point is reused only if nothing about it changed. Every file is written to a temporary
+KEY is a hash of the point's fully resolved config (every default filled in, seed included)
+and of the files it names, so a point is reused only if nothing about it changed. Every file is written to a temporary
 name and renamed into place: an interrupted sweep leaves finished points and nothing that
 looks finished but is not. Points of earlier specs stay in points/ and are reused if a later
 spec asks for them again.
@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import re
+import tomllib
 import uuid
 from pathlib import Path
 from typing import Any, Callable
@@ -30,7 +31,22 @@ _TMP = re.compile(r"\..+\.[0-9a-f]{32}\.tmp")
 
 
 def key_of(resolved_toml: str) -> str:
-    return hashlib.sha256(resolved_toml.encode()).hexdigest()[:24]
+    """The point's key: its resolved config, and the content of every file it names (a flow-size
+    CDF's `file`), so that a file changed between two sweeps runs its points again."""
+    h = hashlib.sha256(resolved_toml.encode())
+    for path in sorted(_files_named(tomllib.loads(resolved_toml))):
+        p = Path(path)
+        h.update(b"\0" + path.encode() + b"\0" + (p.read_bytes() if p.is_file() else b"(missing)"))
+    return h.hexdigest()[:24]
+
+
+def _files_named(value: Any, key: str = "") -> set[str]:
+    """The paths under keys named `file` (or `..._file`) anywhere in a config."""
+    if isinstance(value, dict):
+        return set().union(*(_files_named(v, k) for k, v in value.items()))
+    if isinstance(value, list):
+        return set().union(*(_files_named(v, key) for v in value))
+    return {value} if isinstance(value, str) and (key == "file" or key.endswith("_file")) else set()
 
 
 def write_atomically(path: Path, write: Callable[[str], None]) -> None:
