@@ -323,3 +323,14 @@ def test_a_worker_that_dies_fails_only_its_own_point():
     assert sorted(outcomes) == list(range(8))
     assert outcomes[3]["kind"] == "crash" and "died" in outcomes[3]["error"]
     assert {i: o for i, o in outcomes.items() if i != 3} == {i: {"value": i} for i in range(8) if i != 3}
+
+
+def test_an_unreachable_dask_scheduler_is_named_promptly(monkeypatch, tmp_path, default_example):
+    from lossless.sweeps import executors
+
+    monkeypatch.setattr(executors, "CONNECT_TIMEOUT_S", 1)
+    start = time.monotonic()
+    # Port 1 on loopback: nothing listens there.
+    with pytest.raises(ValueError, match=r"no Dask scheduler answered at tcp://127.0.0.1:1 within 1 s"):
+        lossless.sweep(default_example, tmp_path, product={"traffic.0.load": [0.1]}, client="tcp://127.0.0.1:1", progress=False)
+    assert time.monotonic() - start < 10

@@ -221,7 +221,7 @@ fn the_memory_estimate_grows_with_the_network_and_refuses_what_the_machine_canno
     assert!((57.0..120.0).contains(&mib(estimate(16, 3))), "{}", mib(estimate(16, 3)));
     // A million hosts and ten million switches: far beyond a 24 GiB machine.
     assert!(estimate(2, 20) > 40.0 * (1u64 << 30) as f64);
-    if lossless_core::sim::memory::machine_bytes().is_some_and(|m| m < estimate(2, 20)) {
+    if lossless_core::sim::memory::available_bytes().is_some_and(|(m, _)| m < estimate(2, 20)) {
         let e = error(&["topology.k=2", "topology.n=20"]);
         assert_eq!(e.key, "topology");
         assert!(e.message.contains("needs about"), "{e}");

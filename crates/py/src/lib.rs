@@ -9,6 +9,10 @@ use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// Running out of memory ends the process with a message, not an abort (`sim::oom`).
+#[global_allocator]
+static ALLOCATOR: lossless_core::sim::oom::Guarded = lossless_core::sim::oom::Guarded;
+
 create_exception!(_lossless, ConfigError, PyValueError, "A configuration (file, dict, override) is invalid; the message names the key.");
 create_exception!(_lossless, InternalError, PyRuntimeError, "A bug in lossless (not in the input): please report it with the config that caused it.");
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 import time
 from typing import Any, Callable, Iterable, Iterator, Protocol
@@ -93,6 +94,10 @@ def _in_pool(fn, items: list, batch: list[int], jobs: int):
         pool.shutdown(wait=False, kill_workers=True)
 
 
+#: How long to wait for a Dask scheduler to answer (Dask's own default is 30 s of silence).
+CONNECT_TIMEOUT_S = 10
+
+
 class Dask:
     """A Dask distributed cluster: a `dask.distributed.Client`, or a scheduler address.
 
@@ -107,7 +112,19 @@ class Dask:
         except ImportError:
             raise ImportError("the Dask executor needs dask.distributed: pip install 'lossless[dask]'") from None
 
-        self.client = client if isinstance(client, Client) else Client(client)
+        if isinstance(client, Client):
+            self.client = client
+            return
+        if not isinstance(client, str) or not client:
+            raise ValueError(f"client: give a dask.distributed Client or a scheduler address such as 'tcp://host:8786', not {client!r}")
+        print(f"connecting to the Dask scheduler at {client} ...", file=sys.stderr, flush=True)
+        try:
+            self.client = Client(client, timeout=CONNECT_TIMEOUT_S)
+        except (OSError, TimeoutError) as e:
+            raise ValueError(
+                f"no Dask scheduler answered at {client} within {CONNECT_TIMEOUT_S} s ({e}): start one there "
+                "(`dask scheduler`, then `dask worker ADDRESS` on each machine) or check the address"
+            ) from None
 
     def map_unordered(self, fn, items):
         from dask.distributed import as_completed

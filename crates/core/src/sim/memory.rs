@@ -104,11 +104,39 @@ fn shape(t: &TopologyConfig) -> (u64, Vec<u32>) {
     }
 }
 
-/// The machine's physical memory in bytes (Linux), if it can be read.
-pub fn machine_bytes() -> Option<f64> {
+/// The memory this process may use, in bytes, and what sets it: the machine's physical memory
+/// (Linux), or less where the process's address space (`ulimit -v`) or its control group (a
+/// container's `memory.max`) allows less; none if none can be read.
+pub fn available_bytes() -> Option<(f64, &'static str)> {
+    let physical = physical_bytes().map(|b| (b, "this machine's memory"));
+    let limits = [physical, address_space_limit().map(|b| (b, "this process's address-space limit (ulimit -v)")), cgroup_limit().map(|b| (b, "this container's memory limit"))];
+    limits.into_iter().flatten().min_by(|a, b| a.0.total_cmp(&b.0))
+}
+
+fn physical_bytes() -> Option<f64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let kib: f64 = info.lines().find_map(|l| l.strip_prefix("MemTotal:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
     Some(kib * 1024.0)
+}
+
+#[cfg(target_os = "linux")]
+fn address_space_limit() -> Option<f64> {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes the struct it is given and nothing else.
+    let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } == 0;
+    (ok && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur as f64)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn address_space_limit() -> Option<f64> {
+    None
+}
+
+/// cgroup v2's `memory.max` of this process's group ("max": no limit).
+fn cgroup_limit() -> Option<f64> {
+    let group = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let path = group.lines().find_map(|l| l.strip_prefix("0::"))?;
+    std::fs::read_to_string(format!("/sys/fs/cgroup{}/memory.max", path.trim())).ok()?.trim().parse().ok()
 }
 
 /// The processor's last-level cache in bytes (Linux: CPU 0's highest cache level), if it can

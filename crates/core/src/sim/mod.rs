@@ -44,6 +44,7 @@ mod lazy_link;
 mod lossy;
 pub mod memory;
 mod nic_ops;
+pub mod oom;
 pub(crate) mod parallel;
 pub(crate) mod partition;
 mod pfc;
@@ -151,11 +152,11 @@ const MEMORY_SHARE: f64 = 0.8;
 /// Refuses, before building anything, a run estimated to need more memory than the machine has.
 fn fits_in_memory<M: Mechanism>(cfg: &Config, mech: &M) -> ConfigResult<()> {
     let need = memory::estimate_bytes(cfg, mech.vcs().len());
-    match memory::machine_bytes() {
-        Some(have) if need > MEMORY_SHARE * have => Err(ConfigError::new(
+    match memory::available_bytes() {
+        Some((have, what)) if need > MEMORY_SHARE * have => Err(ConfigError::new(
             "topology",
             format!(
-                "this run needs about {} (estimated from its hosts, switches, ports and virtual channels), more than {:.0}% of this machine's {}: simulate a smaller network",
+                "this run needs about {} (estimated from its hosts, switches, ports and virtual channels), more than {:.0}% of {what}, {}: simulate a smaller network",
                 memory::human(need),
                 MEMORY_SHARE * 100.0,
                 memory::human(have)
