@@ -25,6 +25,8 @@ def _python_command(name: str):
 
 
 def main() -> int:
+    # Output piped into `head` ends quietly, as other command-line tools do, not with a traceback.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     args = sys.argv[1:]
     command = _python_command(args[0]) if args else None
     if command is not None:

@@ -17,8 +17,12 @@ use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use std::ops::ControlFlow;
 
-const EXAMPLES: [&str; 9] = [
+const EXAMPLES: [&str; 13] = [
     "fattree256_uniform.toml",
+    "flows/fattree256_websearch.toml",
+    "isolation/fattree64_ecocc.toml",
+    "accurate/parking_lot.toml",
+    "cbcm/fb512_hotspot.toml",
     "srp/hotspot40_background.toml",
     "ibcc/testbed_scenario1.toml",
     "santos/two_switch.toml",
@@ -45,9 +49,17 @@ fn optional_leaves() -> Vec<(String, toml::Value)> {
             out.push((format!("traffic.{t}.pattern"), toml::Value::String(pattern.into())));
         }
     }
-    for key in ["switch.input_buffer_bytes", "switch.output_buffer_bytes"] {
+    for key in ["switch.input_buffer_bytes", "switch.output_buffer_bytes", "flow_control.xoff_bytes", "flow_control.xon_bytes", "flow_control.pause_frame_bytes", "flow_control.pause_quanta", "flow_control.output_queue_bytes", "simulation.threads"] {
         out.push((key.into(), int.clone()));
     }
+    for kind in ["credits", "pfc", "lossy"] {
+        out.push(("flow_control.kind".into(), toml::Value::String(kind.into())));
+    }
+    out.push(("flow_control.drop".into(), toml::Value::String("output".into())));
+    for table in ["web_search", "data_mining"] {
+        out.push(("traffic.0.message".into(), toml::Value::try_from(toml::toml! { kind = "cdf" table = table }).unwrap()));
+    }
+    out.push(("simulation.record_flows".into(), toml::Value::Boolean(true)));
     for routing in ["minimal", "valiant", "ugal"] {
         out.push(("routing.algorithm".into(), toml::Value::String(routing.into())));
     }
