@@ -57,6 +57,8 @@ def sweep(argv: list[str]) -> int:
             print(f"{done} points finished, {len(results.failures)} failed; results in {args.out}")
         for f in results.failures.itertuples():
             print(f"point {f.point} failed ({f.kind}): {f.message}", file=sys.stderr)
+        if len(results.failures) and len(results.meta) == 0 and (results.failures["kind"] == "config").all():
+            return EXIT_BAD_INPUT  # no point's config was valid: the spec or --set is wrong, not a point
         return EXIT_FAILED if len(results.failures) else 0
 
     return guarded(go, f"finished points are kept in {args.out}; run the same command again to finish the rest", writing=args.out)

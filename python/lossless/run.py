@@ -52,8 +52,8 @@ def _first(value: Any, bad: Callable[[Any], bool], here: str = "") -> tuple[str,
     return None
 
 
-def _refuse_none(config: Mapping[str, Any]) -> None:
-    if (found := _first(config, lambda v: v is None)) is not None:
+def _refuse_none(config: Mapping[str, Any], here: str = "") -> None:
+    if (found := _first(config, lambda v: v is None, here)) is not None:
         raise _lossless.ConfigError(f"`{found[0]}`: None has no TOML form; leave the key out to take its default")
 
 
@@ -108,7 +108,7 @@ def _overrides(seed: int | None, overrides: Sequence[str] | Mapping[str, Any] | 
                 continue
             v = plain(v)
             if isinstance(v, Mapping):
-                _refuse_none(v)
+                _refuse_none(v, k)
             out.append(f"{k}={_toml_value(v)}")
     elif overrides is not None:
         if isinstance(overrides, (str, bytes)) or not isinstance(overrides, Iterable):

@@ -195,8 +195,11 @@ def test_none_and_non_finite_numbers_are_refused_naming_their_key(default_exampl
     cfg["traffic"][0]["load"] = float("nan")
     with pytest.raises(lossless.ConfigError, match=r"`traffic\[0\]\.load`: must be a finite number, got nan"):
         lossless.run(cfg)
-    with pytest.raises(lossless.ConfigError, match=r"`traffic\.0\.load`: None has no TOML form"):
+    # In overrides, None removes the key, as `--unset` does: the load is then missing.
+    with pytest.raises(lossless.ConfigError, match=r"`traffic\[0\]\.load`: is required"):
         lossless.run(default_example, overrides={"traffic.0.load": None})
+    with pytest.raises(lossless.ConfigError, match=r"`traffic\.0\.message\.kind`: None has no TOML form"):
+        lossless.run(default_example, overrides={"traffic.0.message": {"kind": None}})
 
 
 def test_validate_returns_resolved_config(default_example):

@@ -258,7 +258,8 @@ def test_cli_bad_input_exits_2(tmp_path, default_example):
     p = run(default_example, "--out", tmp_path / "o")
     assert p.returncode == 2 and "no [sweep] table" in p.stderr
     p = run(spec_file(tmp_path, default_example), "--out", tmp_path / "o", "--set", "simulation.measure_ns=abc")
-    assert p.returncode == 2 and "`--set simulation.measure_ns=abc`" in p.stderr
+    # `abc` is a string, as `lossless run --set` reads it: every point is refused naming the key.
+    assert p.returncode == 2 and "`simulation.measure_ns`: invalid type: string \"abc\"" in p.stderr, p.stderr
     assert "Traceback" not in p.stderr
 
 

@@ -89,7 +89,7 @@ class Spec:
         # Lists made with numpy (`np.linspace`, `np.arange`) are swept as the lists they hold.
         self.base, self.product, self.zip, self.series, self.set = (plain(self.base), plain(self.product), plain(self.zip), plain(self.series), plain(self.set))
         self.seeds = plain(self.seeds)
-        for table in ("product", "zip", "set", *(f"series.{n}" for n in self.series)):
+        for table in ("product", "zip", "set", *(f"series.{n}" for n, o in self.series.items() if isinstance(o, Mapping))):
             where = self.series[table.split(".", 1)[1]] if table.startswith("series.") else getattr(self, table)
             for key, values in where.items():
                 if not isinstance(key, str):
