@@ -49,3 +49,68 @@ def test_a_full_disk_names_where_the_command_writes(capsys, tmp_path):
         assert capsys.readouterr().err.strip() == "error: No space left on device"
     finally:
         signal.signal(signal.SIGTERM, before)
+
+
+def lossless_in(cwd, *args):
+    return subprocess.run([sys.executable, "-m", "lossless", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_the_shipped_examples_are_reachable_from_an_empty_folder(tmp_path):
+    listed = lossless_in(tmp_path, "examples")
+    assert listed.returncode == 0, listed.stderr
+    names = [line.split()[0] for line in listed.stdout.splitlines()]
+    assert "example:fattree256_uniform" in names and "example:srp/fig1_baseline" in names
+    run = lossless_in(tmp_path, "run", "example:srp/fig1_baseline", "--out", "r", "-q", "--set", "simulation.measure_ns=5000")
+    assert run.returncode == 0 and (tmp_path / "r" / "summary.json").is_file(), run.stderr
+    # A name that is not an example is refused with the closest ones.
+    bad = lossless_in(tmp_path, "validate", "example:fattree256")
+    assert bad.returncode == 2 and "did you mean example:fattree256_uniform" in bad.stderr, bad.stderr
+    copied = lossless_in(tmp_path, "examples", "copy", "mine")
+    assert copied.returncode == 0, copied.stderr
+    copies = {p.relative_to(tmp_path / "mine").as_posix().removesuffix(".toml") for p in (tmp_path / "mine").rglob("*.*")}
+    assert {n.removeprefix("example:") for n in names} <= copies
+    # Copying again would replace the user's (maybe edited) copies: refused, nothing written.
+    (tmp_path / "mine" / "fattree256_uniform.toml").write_text("# mine")
+    again = lossless_in(tmp_path, "examples", "copy", "mine")
+    assert again.returncode == 2 and "copy into a new or empty folder" in again.stderr
+    assert (tmp_path / "mine" / "fattree256_uniform.toml").read_text() == "# mine"
+
+
+def test_reproductions_list_in_natural_order_with_their_times():
+    p = lossless("reproduce", "--list")
+    ids = [line.split()[0] for line in p.stdout.splitlines()]
+    assert ids.index("srp-9") < ids.index("srp-10") < ids.index("srp-15") and ids.index("ib-t9") < ids.index("ib-t41")
+    # Every line: the id, its short and --full times (or "-"), the title.
+    for line in p.stdout.splitlines():
+        parts = line.split()
+        assert parts[1] == "-" or parts[2] in ("s", "min", "h"), line
+
+
+def test_a_run_with_flows_prints_their_completion_times(tmp_path):
+    p = lossless("run", "examples/flows/fattree256_websearch.toml", "--out", str(tmp_path / "r"), "--set", "simulation.measure_ns=200000")
+    assert p.returncode == 0, p.stderr
+    header = next(line for line in p.stdout.splitlines() if "FCT p50 ns" in line)
+    assert header.split()[:2] == ["class", "flows"] and "slow" in header
+
+
+def test_a_run_larger_than_the_address_space_limit_is_refused_naming_it(tmp_path):
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, resource.RLIM_INFINITY))
+
+    # 2^16 hosts in a binary tree: about 2.9 GiB, more than 80% of 2 GiB.
+    config = tmp_path / "tree.toml"
+    config.write_text('[topology]\nkind = "kary_ntree"\nk = 2\nn = 16\n[[traffic]]\npattern = "uniform"\nload = 0.1\n')
+    p = subprocess.run([sys.executable, "-m", "lossless", "validate", str(config)], capture_output=True, text=True, preexec_fn=limit)
+    assert p.returncode == 2, p.stderr
+    assert "this process's address-space limit (ulimit -v), 2.0 GiB" in p.stderr, p.stderr
+
+
+def test_where_and_set_read_values_by_one_rule():
+    from lossless.commands import parse_set
+
+    # As `lossless run --set` (crates/core/src/config/overrides.rs): TOML, else a plain string.
+    assert parse_set(["series=srp", "traffic.0.load=0.5", 'name="a b"', "vcs=[1, 2]", "on=true"], "--where") == {
+        "series": "srp", "traffic.0.load": 0.5, "name": "a b", "vcs": [1, 2], "on": True,
+    }

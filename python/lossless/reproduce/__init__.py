@@ -79,6 +79,22 @@ def target(id: str, title: str):
     return register
 
 
+def _times() -> dict[str, dict[str, int]]:
+    """Each target's measured wall time (`times.toml`, written by scripts/reproduce_times.py)."""
+    import tomllib
+
+    path = Path(__file__).with_name("times.toml")
+    return tomllib.loads(path.read_text()) if path.is_file() else {}
+
+
+def _duration(seconds: int | None) -> str:
+    if seconds is None:
+        return "-"
+    if seconds < 60:
+        return f"{seconds} s"
+    return f"{seconds / 60:.0f} min" if seconds < 5940 else f"{seconds / 3600:.1f} h"
+
+
 def listed() -> list[Target]:
     """The targets in natural order: by paper, then by number (srp-9 before srp-10)."""
     def key(t: Target):
@@ -142,8 +158,11 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--threads", type=int, default=None, help="threads of each simulation (default 1; 0: one per core): results are identical, a target one long run dominates finishes sooner")
     args = ap.parse_args(argv)
     if args.list or not args.ids:
+        times = _times()
+        print(f"{'target':<8} {'short':>6} {'--full':>7}  title (times as measured by scripts/reproduce_times.py; -: not measured)", file=sys.stderr)
         for t in listed():
-            print(f"{t.id:<8} {t.title}")
+            short, full = (_duration(times.get(t.id, {}).get(k)) for k in ("short_s", "full_s"))
+            print(f"{t.id:<8} {short:>6} {full:>7}  {t.title}")
         return 0 if args.list else 2
     unknown = [i for i in args.ids if i not in TARGETS]
     if unknown:
