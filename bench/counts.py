@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Instructions and simulated cache misses of short fixed runs, under cachegrind: the same
 figures for the same binary every time, whatever else the machine does. Wall times on these
-machines move by 20-30% from run to run (docs/performance.md), so a change of a few percent
+machines move by 20-30% from run to run, so a change of a few percent
 shows here long before it shows in bench/run.py.
 
     python bench/counts.py                          # builds and measures target/release/lossless
@@ -15,7 +15,7 @@ The simulated last-level cache is 2 MiB (16 ways, 64-byte lines): about what a c
 machines has to itself; their shared last level is shared with other machines too. Cachegrind
 does not model prefetches, so a change that only prefetches cannot show here: measure those with
 bench/run.py, interleaved. Nor do instructions weigh mispredicted branches: a change that trades
-instructions for fewer of them shows here as a loss (docs/performance.md, stop 83).
+instructions for fewer of them shows here as a loss.
 """
 
 import argparse

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Two builds against each other on one scenario, in pairs: one binary per core, both at once,
 the cores swapped each round, so that each pair sees the machine in one state. Wall times on
-these machines move by 20-30% from run to run and by 2x from day to day (docs/performance.md):
+these machines move by 20-30% from run to run and by 2x from day to day:
 one pair says little, the median of many says more.
 
     python bench/pairs.py OLD NEW                       # the 256-host benchmark, 20 pairs

@@ -7,6 +7,7 @@ second and peak memory for the fixed scenarios in bench/, after a line naming th
     python bench/run.py --repeat 5 bench/fattree256_uniform_1ms.toml
     python bench/run.py --threads 2 bench/fattree4096_uniform.toml
     python bench/run.py --binary lossless   # the installed package's command (bench/pgo.py)
+    python bench/run.py --doc               # and rewrite docs/performance.md's current figures
 
 `--threads` runs each scenario on that many threads (`simulation.threads`; results are
 identical). bench/scaling.py measures against network size and threads.
@@ -34,7 +35,7 @@ def machine() -> str:
     """The processor the figures were taken on: its name, family and model, cores, and the
     data caches of its first core (sysfs), e.g. "AMD EPYC (family 25, model 1), 2 cores, L2
     512K per core, L3 32768K shared". These sessions' machines change model from day to day, and
-    the figures with them (docs/performance.md): a figure is quoted with its machine."""
+    the figures with them: a figure is quoted with its machine."""
     cpuinfo = Path("/proc/cpuinfo")
     first_cpu = cpuinfo.read_text().split("\n\n")[0] if cpuinfo.exists() else ""
     info = {k.strip(): v.strip() for k, v in (line.split(":", 1) for line in first_cpu.splitlines() if ":" in line)}
@@ -80,6 +81,7 @@ def main() -> int:
     ap.add_argument("scenarios", nargs="*", type=Path, default=SCENARIOS)
     ap.add_argument("--repeat", type=int, default=3, help="runs per scenario; the fastest is reported")
     ap.add_argument("--threads", type=int, default=1, help="threads per run (0: one per core)")
+    ap.add_argument("--doc", action="store_true", help="write the figures into docs/performance.md's table of current figures")
     ap.add_argument("--binary", help="the lossless command to measure: a path or a name on PATH (default: the release build, built first)")
     args = ap.parse_args()
     if args.binary is None:
@@ -89,8 +91,10 @@ def main() -> int:
         raise SystemExit(f"--binary {args.binary}: no such command or executable file")
     else:
         binary = Path(found)
-    print(f"machine: {machine()}")
+    where = machine()
+    print(f"machine: {where}")
     print(f"{'scenario':<28} {'wall s':>7} {'Mevents/s':>10} {'Mhops/s':>8} {'kpkt/s':>8} {'us sim/s':>9} {'peak MiB':>9}")
+    rows = []
     for sc in args.scenarios:
         best = min((measure(sc, args.threads, binary=binary) for _ in range(args.repeat)), key=lambda r: r["wall_s"])
         print(
@@ -98,7 +102,32 @@ def main() -> int:
             f"{best['delivered_per_s'] / 1e3:>8.0f} "
             f"{best['sim_ns_per_wall_s'] / 1e3:>9.1f} {best['peak_rss_mib']:>9.0f}"
         )
+        rows.append(
+            f"| `{sc.stem}` | {best['wall_s']:.2f} | {best['events_per_s'] / 1e6:.2f} | {best['hops_per_s'] / 1e6:.2f} | "
+            f"{best['delivered_per_s'] / 1e3:.0f} | {best['sim_ns_per_wall_s'] / 1e3:,.1f} | {best['peak_rss_mib']:.0f} |"
+        )
+    if args.doc:
+        write_doc(rows, f"`python bench/run.py --doc{' --repeat ' + str(args.repeat) if args.repeat != 3 else ''}{' --threads ' + str(args.threads) if args.threads != 1 else ''}` "
+                  f"at `{commit()}`, best of {args.repeat}, {args.threads} thread{'s' if args.threads != 1 else ''} a run, on \"{where}\".")
     return 0
+
+
+DOC = ROOT / "docs" / "performance.md"
+BEGIN, END = "<!-- bench/run.py: begin -->", "<!-- bench/run.py: end -->"
+
+
+def write_doc(rows: list[str], how: str) -> None:
+    """Replaces the table between the markers in docs/performance.md."""
+    text = DOC.read_text()
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    table = "\n".join([how, "", "| scenario | wall s | M events/s | M hops/s | k delivered pkt/s | us simulated / s | peak MiB |", "|---|---|---|---|---|---|---|", *rows])
+    DOC.write_text(f"{head}{BEGIN}\n{table}\n{END}{tail}")
+
+
+def commit() -> str:
+    p = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
+    return p.stdout.strip() or "unknown"
 
 
 if __name__ == "__main__":

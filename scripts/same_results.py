@@ -55,7 +55,7 @@ def summaries() -> dict[str, str]:
                 out[name] = f"refused: {e}\n"
                 continue
             # Provenance, and the engine's own work: a change may schedule fewer events
-            # without changing any result (docs/performance.md).
+            # without changing any result.
             for field in ("wall_s", "version", "commit", "events"):
                 s.pop(field, None)
             out[name] = json.dumps(s, indent=1, sort_keys=True) + "\n"

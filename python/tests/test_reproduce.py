@@ -123,7 +123,7 @@ def test_an_interrupted_reproduction_stops_its_simulations_and_says_so(tmp_path,
 
 def test_windy_forest_runs_go_costliest_first_and_keep_their_keys(monkeypatch):
     # The p = 0 runs first, then IB CC by p, then no CC by p, so the cores finish together
-    # (docs/performance.md); whatever the order, each key gets the result of its own config.
+    #; whatever the order, each key gets the result of its own config.
     from lossless.reproduce import ibcc
 
     submitted = []

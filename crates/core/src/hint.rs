@@ -22,8 +22,7 @@ pub(crate) fn prefetch<T>(r: &T) {
 
 /// Requests every cache line `r` spans. An input VC takes two, a packet two (an
 /// output's are asked for by `Output::read_lines`): where only the first was asked for, the
-/// event waited on the others (4,096 and 65,536 hosts 1.1-1.2x faster with all of them,
-/// docs/performance.md, 2026-11-27).
+/// event waited on the others (4,096 and 65,536 hosts 1.1-1.2x faster with all of them).
 #[inline(always)]
 pub(crate) fn prefetch_lines<T>(r: &T) {
     let start = r as *const T as usize;

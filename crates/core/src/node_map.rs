@@ -2,7 +2,7 @@
 //! few of the network's hosts, an array indexed by host once it names many. A backlogged NIC
 //! keeps a send queue for most destinations, and IB CC a flow for most of a source's: there a
 //! hashed lookup misses the cache twice (the table's control bytes, then its bucket) where the
-//! array misses once (docs/performance.md, 2026-11-28). It offers no iteration, and a change
+//! array misses once. It offers no iteration, and a change
 //! of representation moves each entry to its own key, so no table's order can leak into results.
 
 use crate::ids::NodeId;

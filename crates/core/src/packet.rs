@@ -18,7 +18,7 @@ pub enum PacketKind {
 /// in the first 64 bytes, what only its ends and a few mechanisms read (the times statistics
 /// take at delivery, the identity, the header) after them. The slab's slots are two cache
 /// lines, aligned (`Slot`), so a hop touches one; unaligned, the slots of 104 to 128 bytes
-/// spanned two or three lines each (docs/performance.md, 2026-11-29). The packet itself is not
+/// spanned two or three lines each. The packet itself is not
 /// over-aligned: events and messages that carry one by value stay their size.
 #[derive(Clone, Copy, Debug)]
 #[repr(C)]
@@ -82,7 +82,7 @@ impl<H> Packet<H> {
 /// chunk to one block: 32 slots of 128 bytes, a page. A packet that crosses into another block
 /// moves into one of that block's slots, so the packets a block's events read lie in its own
 /// pages rather than anywhere in the slab (65,536 hosts: a quarter to two fifths fewer page
-/// walks, docs/performance.md, "Blocks"). Other runs grow the slab a slot at a time.
+/// walks). Other runs grow the slab a slot at a time.
 const CHUNK_SLOTS: usize = 32;
 
 /// A slab slot: a packet on two whole cache lines (`Packet`'s layout).
@@ -93,7 +93,7 @@ struct Slot<H>(Packet<H>);
 // What a hop touches lies in a slot's first line; a slot with the largest header a mechanism
 // may carry (`cc::MAX_HEADER_BYTES`) is two lines; carried by value in events and messages, a
 // packet keeps its own alignment (aligned itself, it made every message carrying one a
-// multiple of 64 bytes: docs/performance.md, 2026-11-29).
+// multiple of 64 bytes).
 const _: () = assert!(std::mem::offset_of!(Packet<()>, created) == 64, "a hop's fields outgrew a packet's first cache line");
 const _: () = assert!(std::mem::size_of::<Slot<[u64; crate::cc::MAX_HEADER_BYTES / 8]>>() == 128, "a packet slot outgrew two cache lines");
 const _: () = assert!(std::mem::align_of::<Packet<[u64; crate::cc::MAX_HEADER_BYTES / 8]>>() == 8);

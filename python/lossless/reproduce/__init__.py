@@ -3,8 +3,8 @@
 Each target runs the example configs behind one figure family of a paper, prints the paper's
 headline numbers beside ours with the tolerance stated in docs/validation.md, and writes the
 figure as PNG. The example configs ship inside the package, so this runs anywhere. Short mode
-(the default) is for CI and quick looks: seconds to minutes (ib-t42 about 3 on two cores;
-docs/performance.md lists them). ``--full`` uses the paper's run lengths.
+(the default) is for CI and quick looks: seconds to minutes (`--list` gives each target's
+measured time). ``--full`` uses the paper's run lengths.
 """
 
 from __future__ import annotations
@@ -178,7 +178,7 @@ def main(argv: list[str]) -> int:
 def _run_targets(args: argparse.Namespace) -> int:
     all_ok = True
     for i in args.ids:
-        # Some targets run for minutes (docs/performance.md): say what is running, on stderr,
+        # Some targets run for minutes: say what is running, on stderr,
         # and on a terminal how many of its simulations have finished.
         print(f"{i}: running{' --full' if args.full else ''} ...", file=sys.stderr, flush=True)
         start = time.monotonic()

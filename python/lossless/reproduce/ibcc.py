@@ -339,11 +339,9 @@ def _run_windy(keys: list[tuple], config: Callable[..., dict], jobs) -> dict[tup
     """Runs `config(*key)` for each windy-forest key (ending in p and the mechanism), costliest
     first, so that the cores finish together: p = 0 (its uniform stream saturates the network),
     then IB CC (its CNPs) by p, then no CC by p. `ib-t42 --full`'s runs took 453 and 176 s at
-    p = 0 (IB CC, none), 112 to 38 s with IB CC and 34 to 9 s without at p = 10 to 90 (stop
-    85). Taken p by p, the 104 s run at p = 60 with IB CC started as the 453 s one ended and
+    p = 0 (IB CC, none), 112 to 38 s with IB CC and 34 to 9 s without at p = 10 to 90. Taken p by p, the 104 s run at p = 60 with IB CC started as the 453 s one ended and
     one core sat idle for the last 51 s: 557 s for the ten by those times, 534 s this way.
-    Measured alternated, 551, 567 and 530 s against 581, 558 and 574 s (docs/performance.md,
-    stop 87 under "Issue 23, session by session")."""
+    Measured alternated, 551, 567 and 530 s against 581, 558 and 574 s."""
     order = sorted(keys, key=lambda k: (k[-2] != 0, k[-1] == "none", k[-2]))
     return dict(zip(order, run_many([(config(*k), {}) for k in order], jobs)))
 

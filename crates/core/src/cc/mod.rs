@@ -199,7 +199,7 @@ impl OutputView<'_> {
 /// The bytes each input buffer of a switch (the local input last) holds for one output on
 /// one VC, over the routing's phases: its virtual output queues. Read on demand, as a
 /// mechanism needs them: IB CC asks for one figure, for data packets only, at every
-/// transmit (docs/performance.md, 2026-12-04).
+/// transmit.
 #[derive(Clone, Copy, Debug)]
 pub struct Voqs<'a> {
     row: &'a [u32],

@@ -23,8 +23,7 @@ const RANK_LOW_BITS: u32 = 4 + ENTITY_BITS;
 /// ones by words (`EventQueue::sort_current`). Places cost the square of the size in
 /// comparisons, but none of them branches: in pairs against the insertion sort the standard sort
 /// uses up to 20, 0.973 at 256 hosts and 0.977 on `ib-t42`'s p = 0 IB CC run; at 256 hosts
-/// places up to 8 were 2.7% slower than up to 12, and up to 32 1.1% slower than up to 20
-/// (docs/performance.md, stop 83).
+/// places up to 8 were 2.7% slower than up to 12, and up to 32 1.1% slower than up to 20.
 const SMALL_BUCKET: usize = 20;
 
 /// Buckets are 2^10 ps (about 1 ns) wide; the ring covers 2^14 of them (16.8 us): link
@@ -32,13 +31,13 @@ const SMALL_BUCKET: usize = 20;
 const BUCKET_SHIFT: u32 = 10;
 /// A large network's buckets are 2^8 ps wide (the ring then covers 4.2 us): it runs thousands of
 /// events per nanosecond (65,536 hosts: about 3,600), and a bucket of that many costs more to
-/// gather and sort than four of a quarter the size (docs/performance.md, 2026-11-27).
+/// gather and sort than four of a quarter the size.
 const BUCKET_SHIFT_LARGE: u32 = 8;
 /// A block's queue (`sim::blocks`) holds only its block's events, a hundredth of a large
 /// network's: its buckets are 2^11 ps (2 ns) wide, so that each still gathers events for the
 /// prefetch to look ahead in, and few enough that sorting a bucket costs little (65,536 hosts in
 /// 123 blocks, one thread, 30 us: 2^12 ps ran 0.93-0.97 of the time of 2^14 ps, 2^11 ps 0.98 of
-/// 2^12, 2^10 ps 1.03-1.04 of 2^11; docs/performance.md, "Blocks").
+/// 2^12, 2^10 ps 1.03-1.04 of 2^11).
 const BUCKET_SHIFT_BLOCK: u32 = 11;
 const RING_BITS: u32 = 14;
 const RING: u64 = 1 << RING_BITS;
@@ -84,7 +83,7 @@ impl Ord for Entry {
 /// as large as the most events ever pending, with nothing for the allocator to fragment. A node
 /// holds up to `CHUNK` events of its bucket side by side: serving a bucket follows one pointer
 /// per `CHUNK` events instead of one per event (on large networks each was a cache miss, the
-/// nodes of a bucket scattered over the pool: docs/performance.md, 2026-11-26).
+/// nodes of a bucket scattered over the pool).
 pub struct EventQueue {
     /// log2 of the bucket width in ps.
     shift: u32,
@@ -120,7 +119,7 @@ struct Node {
 
 /// A ring slot: its list's first node, the one events are added to, and how many that node
 /// holds (every later node is full). The count lives here, not in the node: a push then reads
-/// no line of a node the caches may long have dropped (docs/performance.md, 2026-11-27).
+/// no line of a node the caches may long have dropped.
 #[derive(Clone, Copy)]
 struct Slot {
     head: u32,
@@ -306,8 +305,7 @@ impl EventQueue {
     /// A large bucket (a large network's, or a saturated one's lockstep events: hundreds at one
     /// time) is sorted as a word per event (its rank: time within the bucket, kind priority and
     /// entity, the key without its sequence; and its index), 8 bytes moved per step where an
-    /// event is 32, then put in that order; events of one rank, rare, in their keys' order
-    /// (docs/performance.md, 2026-12-04).
+    /// event is 32, then put in that order; events of one rank, rare, in their keys' order.
     fn sort_current(&mut self) {
         let n = self.current.len();
         let index_bits = 64 - self.shift - RANK_LOW_BITS;

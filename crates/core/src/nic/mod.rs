@@ -31,7 +31,7 @@ pub struct Waiting {
 /// Messages waiting outside their send queues, in arrival order: in chunks of a fixed size,
 /// so that a backlog growing to millions never reallocates, copies or doubles (a `VecDeque`
 /// per NIC held up to twice the backlog, and the huge pages collapsed over that slack took
-/// more memory still: docs/performance.md, 2026-12-02).
+/// more memory still).
 #[derive(Default)]
 pub struct Backlog {
     chunks: VecDeque<Vec<Waiting>>,
@@ -98,8 +98,7 @@ pub struct SendQueue<H> {
 
 /// A send queue's messages in order, the head inline: every arbitration reads the head
 /// (`Sim::view`, the ring's age order), and in a `VecDeque` it sat in a buffer of its own, a
-/// load apart from the queue that missed where sources have long backlogs
-/// (docs/performance.md, 2026-11-28).
+/// load apart from the queue that missed where sources have long backlogs.
 #[derive(Default)]
 pub struct Messages {
     head: Option<Message>,
@@ -156,7 +155,7 @@ pub struct InRing {
 /// older (`partition_point`). Searched from the back, galloping: a queue activated by a new
 /// message is the youngest, and one whose next message became its head is younger than most of
 /// a backlogged NIC's queues, whose heads are their oldest messages. A search from the middle
-/// missed the cache at each step of rings of hundreds (docs/performance.md, 2026-11-28).
+/// missed the cache at each step of rings of hundreds.
 pub fn place_by_age(ring: &VecDeque<InRing>, age: Time) -> usize {
     // Every queue from `hi` on is younger; every one before `lo` is not.
     let (mut lo, mut hi, mut step) = (0, ring.len(), 1);

@@ -18,7 +18,7 @@ use smallvec::SmallVec;
 
 /// A switch's routing state. Its ports are inline up to a radix of 32 (16 down, 16 up), so
 /// that routing a packet reads one struct, not a struct and then a vector that also misses the
-/// cache on large networks (docs/performance.md, 2026-11-27).
+/// cache on large networks.
 struct Subtree {
     /// First host of the subtree.
     lo: u32,

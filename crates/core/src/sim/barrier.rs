@@ -5,9 +5,9 @@
 //! waiting thread first spins. It spins for a bounded time only: when the threads of a run share
 //! cores with other work (two runs side by side, a test harness running tests in parallel), the
 //! thread it waits for may not be running, and spinning would hold up that thread's core. Past
-//! `SPIN` it sleeps until the last thread arrives. Measured 2026-11-26 (docs/performance.md,
-//! "Threads"): the earlier barrier, which spun up to 2^16 pauses before yielding, made two
-//! two-thread runs side by side on two cores 4.7x slower than one after the other.
+//! `SPIN` it sleeps until the last thread arrives: a barrier that spun up to 2^16 pauses
+//! before yielding made two two-thread runs side by side on two cores 4.7x slower than one
+//! after the other.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
@@ -19,14 +19,13 @@ const SPIN: Duration = Duration::from_micros(50);
 /// After `SLEPT` waits in a row that ended in sleep, a thread spins only `SPIN_LEAST`: the
 /// threads share their cores with others (a test harness, runs side by side), and the one they
 /// wait for is not running. A wait that ends spinning restores `SPIN`. (The `parallel` test
-/// file, two tests at once each on two threads, spent 17% of its CPU spinning here;
-/// docs/performance.md, "The test suite's time", 2026-11-29.)
+/// file, two tests at once each on two threads, spent 17% of its CPU spinning here.)
 const SLEPT: usize = 4;
 /// Every `PROBE`-th wait in a row that sleeps spins `SPIN` again, to see whether the thread
 /// waited for runs now: a spin of 1 us ends asleep even when it does, so a run whose threads
 /// once slept four times in a row (a moment's preemption) slept at nearly every window after.
 /// 256 hosts on two threads took 0.57-0.95 s in such runs, with thousands of sleeps, where it
-/// took 0.36-0.39 s without (docs/performance.md, "Threads", 2026-12-05).
+/// took 0.36-0.39 s without.
 const PROBE: usize = 256;
 const SPIN_LEAST: Duration = Duration::from_micros(1);
 

@@ -3,7 +3,7 @@
 //! On a large network an event's state lies anywhere in a gigabyte, and each first load of it
 //! misses the caches and, on these machines (virtual machines whose host maps memory in 4 KiB
 //! pages), the TLB: at 65,536 hosts about five page walks and eighteen reads from memory per
-//! event (docs/performance.md, "Blocks"). The parallel engine (`sim::parallel`) shows what the
+//! event. The parallel engine (`sim::parallel`) shows what the
 //! model allows: within a window shorter than every channel between two partitions, each
 //! partition's events may run without the others'. Here one thread runs a window's events
 //! block by block, each block (switches with their hosts, `partition::Layout`) a hundredth of
@@ -33,12 +33,11 @@ use crate::time::Time;
 
 /// Runs estimated at this size or more are served in blocks unless `simulation.blocks` says
 /// otherwise: the 65,536-host tree (1.2 GiB estimated) ran in 0.83 of the time in blocks, the
-/// 4,096-host one (79 MiB) no faster (docs/performance.md, "Blocks").
+/// 4,096-host one (79 MiB) no faster.
 const BLOCKED_RUN_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
 
 /// Estimated bytes per block when the count is chosen: 65,536 hosts in 64, 128, 256 and 512
-/// blocks ran 0.79-0.89, 0.79-0.81, 0.85 and 0.87 of the unblocked time (docs/performance.md,
-/// "Blocks"); 10 MiB gives it 123 on one thread, 60 per thread on two.
+/// blocks ran 0.79-0.89, 0.79-0.81, 0.85 and 0.87 of the unblocked time; 10 MiB gives it 123 on one thread, 60 per thread on two.
 const BLOCK_BYTES: f64 = 10.0 * 1024.0 * 1024.0;
 
 pub(crate) struct Blocks<H> {

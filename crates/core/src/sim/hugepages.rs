@@ -2,7 +2,7 @@
 //!
 //! On large networks an event's loads miss the caches, and with 4 KiB pages each miss also walks
 //! the page tables: with huge pages a 20-us run of 65,536 hosts (1.2 GiB) is 1.2x faster and
-//! the 4,096-host benchmark 1.15x (docs/performance.md, 2026-11-26). Most kernels give them
+//! the 4,096-host benchmark 1.15x. Most kernels give them
 //! only to memory that asks for them (`madvise` mode), and glibc's heap asks only when a tunable
 //! is set before the process starts; so a large run's memory asks, and is collapsed into huge
 //! pages, early in the run and again after twice as many events each time, as packets, events
@@ -43,8 +43,7 @@ impl Advisor {
     /// entries, 6 to 12 MiB) or close to it, and collapsing costs time, until the resident
     /// memory it has taken since its build brings it there: sources whose backlogs grow do
     /// (`ib-t42`'s p = 0 IB CC run, estimated at 25 MiB, holds hundreds of MiB of queued
-    /// messages by its end, and runs 4-9% faster with huge pages over 33 ms,
-    /// docs/performance.md, 2026-11-28). Runs sharing the process share its pages, so the
+    /// messages by its end, and runs 4-9% faster with huge pages over 33 ms). Runs sharing the process share its pages, so the
     /// memory any of them takes counts.
     pub(crate) fn new(estimate: f64) -> Advisor {
         // Memory that cannot be read at the build never counts as grown.
@@ -66,7 +65,7 @@ impl Advisor {
     /// growing run's last, 287 MB, took 0.85 s with 1.1 s left), and what huge pages save, 4-9%
     /// of the time that remains, falls short of that late. `ib-t42`'s p = 30 run without CC is
     /// 1.13x faster for it, and a run stopping at half its time gained less than one stopping at
-    /// three quarters on the p = 0 IB CC run (docs/performance.md, 2026-12-03).
+    /// three quarters on the p = 0 IB CC run.
     fn due(&mut self, at: &Progress, resident: impl FnOnce() -> Option<f64>) -> bool {
         if at.events < self.next {
             return false;

@@ -3,7 +3,7 @@
 //!
 //! An `Event::LinkFree` marks the link idle, releases the packet's bytes from the output buffer,
 //! and starts what waits: the next packet on the link, or a crossbar grant into the freed
-//! buffer. On the 256-host benchmark 54% of them find nothing waiting (docs/performance.md):
+//! buffer. On the 256-host benchmark 54% of them find nothing waiting:
 //! they change the output's own state and nothing else. So an output that starts a packet with
 //! its buffer otherwise empty and no input asking for it keeps the end of serialization
 //! (`Output::defer_free`) instead of scheduling the event. The release waits for the next

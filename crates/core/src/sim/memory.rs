@@ -5,7 +5,7 @@
 //! The estimate counts what is per host, per switch, per port and VC, and per pair of ports
 //! (the data VC's virtual output queues). Its coefficients were fitted to the peak resident
 //! memory of `lossless validate` on 16 k-ary n-trees from 4,096 to 65,536 hosts and 768 to
-//! 131,072 switches, `none` and `srp` (docs/performance.md, "Memory estimate"); it is within
+//! 131,072 switches, `none` and `srp`; it is within
 //! -3% to +52% of those (it errs high on small networks). A run then grows by about half again
 //! (packets, events, send queues: 41 -> 57 MiB on the 4,096-host benchmark), which `RUN_GROWTH`
 //! adds.
@@ -45,7 +45,7 @@ const BIN_BYTES: f64 = 48.0;
 /// (`sim::hugepages`). Below it both cost time: without prefetching, the 256-host benchmark
 /// (about 7 MiB) runs 8% faster and the 512-host flattened butterfly (22 MiB) 25% faster,
 /// while 1,024 hosts (34 MiB) run 4% slower and 4,096 (79 MiB) 7% slower (medians,
-/// interleaved, docs/performance.md, 2026-11-26).
+/// interleaved).
 pub const LARGE_RUN_BYTES: f64 = 32.0 * 1024.0 * 1024.0;
 
 /// Estimated peak memory of running `cfg` with a mechanism of `mech_vcs` virtual channels (the

@@ -294,7 +294,7 @@ pub struct Sim<M: Mechanism> {
     /// Whether a packet's arrival also prefetches the routing's state and the output it
     /// predicts (`sim::prefetch`): only where the state outgrows the last-level cache too. A
     /// 4,096-host run (80 MiB) fits these machines' 260 MiB and gained nothing for 6% more
-    /// instructions; a 65,536-host run gained about 1.12x (docs/performance.md, 2026-11-27).
+    /// instructions; a 65,536-host run gained about 1.12x.
     predicting: bool,
     /// The lines of a switch output its events read (`Output::read_lines`), which the
     /// prefetch asks for: every output of a run has the same VCs.

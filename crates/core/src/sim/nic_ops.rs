@@ -189,7 +189,7 @@ impl<M: Mechanism> Sim<M> {
     /// served, is still where `activate` would put it: its age unchanged (its head message part
     /// sent) and no queue as old after it (those before it are no younger: the ring is in age
     /// order). Half the packets of a backlogged NIC sending two-packet messages leave so, and
-    /// the ring's search and two moves were most of its cost (docs/performance.md, 2026-11-28).
+    /// the ring's search and two moves were most of its cost.
     fn stay_in_ring(&self, node: NodeId, at: usize, qp: QpId) -> bool {
         let ring = &self.nics[node.idx()].ring;
         let age = ring[at].age;

@@ -170,7 +170,7 @@ impl<M: Mechanism> Sim<M> {
     /// `switch::InLink`) names where the end it acts on is served: its block in a run served
     /// in blocks (whose blocks nest in the partitions), else its partition. The per-channel
     /// tables `post` reads are a miss per event on large networks (perf at 65,536 hosts: 3.5%
-    /// of the samples on `Blocks::owner`'s one load, docs/performance.md, "Blocks").
+    /// of the samples on `Blocks::owner`'s one load).
     #[inline]
     pub(super) fn post_to(&mut self, at: Time, ev: Event, home: u16) {
         if let Some(p) = &self.part {

@@ -2,14 +2,13 @@
 //!
 //! On large networks the switches' state outgrows the caches, and an event's first loads (its
 //! channel, then the switch output or input at its end, then the packet) each wait for memory:
-//! on the 4,096-host benchmark those waits were most of the run (docs/performance.md,
-//! 2026-11-26). Events of the bucket being served are known in order (`EventQueue::
+//! on the 4,096-host benchmark those waits were most of the run. Events of the bucket being served are known in order (`EventQueue::
 //! peek_current`), so the loads are issued in stages, each reading only what an earlier one
 //! asked for: the channel of the fourth event ahead, the switch (its three lines) or packet
 //! that the third's channel leads to, and the output or input in the second's switch (every
 //! line of it, as of the packets). With fewer stages a stage waited on what the one before had
-//! asked for an event earlier: the switch's own line, a quarter of the 65,536-host run
-//! (docs/performance.md, 2026-11-27), then the channel (2.4% there, 2026-12-05). A packet's
+//! asked for an event earlier: the switch's own line, a quarter of the 65,536-host run, then
+//! the channel (2.4% there). A packet's
 //! arrival also reads the routing's state at its switch, the output it is routed to and that
 //! output's queue at its input, each a wait of its own (perf at 65,536 hosts: `UpDown::route`
 //! 5%, the random draw 3%, `Switch::enqueue`'s first touch of the output 7%, `Voq::push`'s
@@ -32,7 +31,7 @@ use crate::switch::{Output, Switch};
 
 /// Input `i`'s crossbar reads and requested outputs, in arrays of their own: a request, a grant
 /// and a crossing's end read them (perf at 65,536 hosts: the crossing's end waited on them for
-/// 4% of the samples, docs/performance.md, 2026-11-27).
+/// 4% of the samples).
 #[inline(always)]
 fn prefetch_input_counters(sw: &Switch, i: usize) {
     prefetch(&sw.in_reads[i]);

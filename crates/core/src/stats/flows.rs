@@ -26,7 +26,7 @@ struct Pending {
 /// complete one stays (`left` 0) until those before it have gone. A saturated source queues far
 /// more messages than it sends (IB-T4.2's B nodes: 95% of them at p = 30 without CC); kept in
 /// one map keyed by message, their entries went to random places of a table of millions,
-/// each insert a miss and each growth a rehash of all (docs/performance.md, 2026-11-28).
+/// each insert a miss and each growth a rehash of all.
 #[derive(Default)]
 struct Queue(VecDeque<Pending>);
 

@@ -124,8 +124,7 @@ impl Counts {
 #[derive(Clone, Debug)]
 pub struct Credits {
     /// Free bytes of the buffer where it is not divided, inline: every credit return and every
-    /// send reads it (a separate allocation was a cache miss each time on large networks,
-    /// docs/performance.md, 2026-11-26).
+    /// send reads it (a separate allocation was a cache miss each time on large networks).
     shared: u32,
     /// Free bytes of each buffer where it is divided.
     divided: Counts,

@@ -23,8 +23,7 @@ pub struct VcSpec {
 }
 
 /// Two cache lines, aligned (both of which `sim::prefetch` asks for, for a head arrival's or a
-/// crossing's input, VC 0's): unaligned at 136 bytes it spanned three or four
-/// (docs/performance.md, 2026-11-27).
+/// crossing's input, VC 0's): unaligned at 136 bytes it spanned three or four.
 #[repr(align(64))]
 pub struct InputVc {
     /// The packets waiting for the crossbar, in the VC's organization.
@@ -100,8 +99,7 @@ impl InputVc {
 /// One VC of an output: its output buffer and its credits downstream, and what the switch's
 /// input VCs of the same number hold and request for the output (a packet may leave on another
 /// VC than it came in on, `Sim::out_vc`). Each event at an output reads most of these together,
-/// so they are one struct: as per-VC arrays of the output they were a cache line each
-/// (docs/performance.md, 2026-11-27).
+/// so they are one struct: as per-VC arrays of the output they were a cache line each.
 pub struct OutputVc {
     pub fifo: OutFifo,
     /// Bytes reserved (from crossbar grant until the tail has left on the link).
@@ -122,8 +120,7 @@ pub struct OutputVc {
 
 /// An output VC's buffer, oldest packet first: a list through the packet slab
 /// (`Slab::behind`). Two ids in `OutputVc`, where a `VecDeque` kept a ring of its own: one more
-/// cache line for every grant and every link start on large networks (docs/performance.md,
-/// 2026-11-27).
+/// cache line for every grant and every link start on large networks.
 #[derive(Clone, Copy, Debug)]
 pub struct OutFifo {
     front: PacketId,
@@ -185,7 +182,7 @@ impl OutputVc {
 
 /// An output's link as the topology gives it. Every event at an output reads it; kept in the
 /// output, it is in a cache line the event loads anyway, where the topology's port and channel
-/// tables cost two more misses per event on large networks (docs/performance.md).
+/// tables cost two more misses per event on large networks.
 #[derive(Clone, Copy, Debug)]
 pub struct OutLink {
     pub ch: ChannelId,
@@ -200,10 +197,9 @@ pub struct OutLink {
 /// Three cache lines, aligned; a run with one VC per output reads two of them, and
 /// `sim::prefetch` asks for those (`Output::read_lines`). The fields other than the VCs once
 /// took three lines of their own: the crossbar's rate is the switch's (`Switch::xbar`), the far
-/// end of the link a flag, and the optional fields use their values' niches
-/// (docs/performance.md, 2026-11-27). Two VCs are inline: IB CC, ECN and SRP put a
+/// end of the link a flag, and the optional fields use their values' niches. Two VCs are inline: IB CC, ECN and SRP put a
 /// control VC beside the data VC, and reached both through a pointer to an allocation of their
-/// own, a miss more per event at the output (docs/performance.md, 2026-11-28).
+/// own, a miss more per event at the output.
 #[repr(align(64))]
 pub struct Output {
     pub link: OutLink,
@@ -234,7 +230,7 @@ const NEVER: crate::time::Time = crate::time::Time::MAX;
 
 /// What of an output only some mechanisms and input organizations read, apart from `Output`,
 /// every line of which a packet's hop reads: in it these made it 264 bytes, five lines, where
-/// it is now two (docs/performance.md, 2026-11-27).
+/// it is now two.
 #[derive(Default)]
 pub struct OutputExtra {
     /// The CAM of congested-flow isolation (`input_queues = "fbicm"`): the lines of the input
@@ -320,22 +316,21 @@ impl Output {
 /// random stream: the arrays (as boxed slices, a pointer and a length each) and the masks of
 /// requests and queued packets first, then the per-input counters, the pins and the crossbar's
 /// rate, then the masks of what each output is doing. On large networks each line of a switch
-/// an event reads is a miss, and the compiler's own order spread these over four
-/// (docs/performance.md, 2026-11-27).
+/// an event reads is a miss, and the compiler's own order spread these over four.
 #[repr(C, align(64))]
 pub struct Switch {
     /// Per input and VC, input-major (`Switch::input`): one per port, then the local input
     /// (index = number of ports), where control packets the switch itself sends (e.g. SRP's
     /// NACK) enter. It has no upstream channel, so no credits, and its packets compete for
     /// outputs like any other. One array, not a vector per input: reaching an input VC of a
-    /// switch then takes one load that misses on large networks, not two (docs/performance.md).
+    /// switch then takes one load that misses on large networks, not two.
     inputs: Box<[InputVc]>,
     pub outputs: Box<[Output]>,
     /// Bit i set while input i is moving as many packets across the crossbar as it has read
     /// ports (`switch.read_ports`).
     pub in_busy: u64,
     /// Bit o set while some input requests output o: half the crossbar allocations tried find
-    /// none, and this answers them without reading the output (docs/performance.md).
+    /// none, and this answers them without reading the output.
     pub out_req: u64,
     /// Bit o set while output o's buffer holds a packet: half the link starts tried find it
     /// empty, and this answers them without reading the output.
@@ -362,8 +357,7 @@ pub struct Switch {
     pub out_sending: u64,
     /// Bit o set while no VC of output o but a control VC has room for another packet, even the
     /// smallest (`Sim::pick`'s test). In a saturated network most allocations tried find their
-    /// output busy or full: these masks answer them without reading the output
-    /// (docs/performance.md, 2026-12-04).
+    /// output busy or full: these masks answer them without reading the output.
     pub out_full: u64,
     /// Bit o set while some input requests output o on a control VC: the only packets an
     /// output takes while its crossbar port is busy or its other VCs are full
@@ -385,8 +379,7 @@ pub struct Switch {
     /// the output, its virtual output queue. IB CC's per-VoQ threshold (thesis Paper I) reads a
     /// whole row at every transmit, and each packet in and out of an input writes its count:
     /// one array, its pointer beside `extras`, so that takes one load that misses on a large
-    /// network where a vector per output and VC chained three (docs/performance.md,
-    /// 2026-11-28). Empty unless the mechanism reads them.
+    /// network where a vector per output and VC chained three. Empty unless the mechanism reads them.
     voq_bytes: Box<[u32]>,
 }
 

@@ -14,7 +14,7 @@ use crate::time::{Rate, Time};
 
 /// One direction of a link: what events read. Its name, which only reports read, is kept apart
 /// (`Topology::channel_names`), so that a channel is 32 bytes, two to a cache line, where with
-/// its name it took 56 and some straddled two lines (docs/performance.md, 2026-11-27).
+/// its name it took 56 and some straddled two lines.
 #[derive(Clone, Copy, Debug)]
 #[repr(align(32))]
 pub struct Channel {

@@ -221,7 +221,7 @@ crate::organizations!(__organizations!());
 /// The most one buffer's `Queues` may take. Every input buffer of every switch holds one, as
 /// large as the largest organization: a 65,536-host tree has over half a million, and when
 /// FBICM and HFDI kept their state inline (216 bytes) an input VC spread its counters over four
-/// cache lines (docs/performance.md, 2026-11-27). An organization with more state boxes it.
+/// cache lines. An organization with more state boxes it.
 pub const QUEUES_BYTES: usize = 64;
 const _: () = assert!(std::mem::size_of::<Queues>() <= QUEUES_BYTES, "an organization's state outgrew QUEUES_BYTES: box it");
 

@@ -26,7 +26,7 @@ impl Settings for VoqSettings {
 
 /// The queues of one input. A queue's head packet is kept in its `Ends`, so that the crossbar,
 /// which reads every requesting input's heads, reads no node: on large networks that node was
-/// one more wait on memory per candidate input (docs/performance.md, 2026-11-27). The packets
+/// one more wait on memory per candidate input. The packets
 /// behind the head are a circular list through one pool of nodes per input, entered at its last
 /// node, whose `next` is the first. An input holds few packets at a time, so the pool stays
 /// small, where a ring of its own per queue gave every queue room whether it held packets or
