@@ -10,8 +10,10 @@ pub mod cc;
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod event;
 mod hint;
 pub mod ids;
+pub mod layout;
 pub mod nic;
 pub mod node_map;
 pub mod packet;
@@ -34,5 +36,6 @@ pub const VERSION_LINE: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", e
 
 pub use config::Config;
 pub use error::{ConfigError, ConfigResult, RunError};
-pub use sim::{check, memory_estimate, resolved_config, run, Deadlock, Progress, Sim};
+pub use sim::{check, memory_estimate, resolved_config, run, Progress, Sim};
+pub use stats::Deadlock;
 pub use stats::{FlowRow, Summary};

@@ -85,18 +85,22 @@ impl<H> Packet<H> {
 /// walks). Other runs grow the slab a slot at a time.
 const CHUNK_SLOTS: usize = 32;
 
+/// The largest mechanism header (`cc::Mechanism::Header`), in bytes: four words; packets are
+/// sized around it.
+pub const MAX_HEADER_BYTES: usize = 24;
+
 /// A slab slot: a packet on two whole cache lines (`Packet`'s layout).
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
 struct Slot<H>(Packet<H>);
 
 // What a hop touches lies in a slot's first line; a slot with the largest header a mechanism
-// may carry (`cc::MAX_HEADER_BYTES`) is two lines; carried by value in events and messages, a
+// may carry (`MAX_HEADER_BYTES`) is two lines; carried by value in events and messages, a
 // packet keeps its own alignment (aligned itself, it made every message carrying one a
 // multiple of 64 bytes).
 const _: () = assert!(std::mem::offset_of!(Packet<()>, created) == 64, "a hop's fields outgrew a packet's first cache line");
-const _: () = assert!(std::mem::size_of::<Slot<[u64; crate::cc::MAX_HEADER_BYTES / 8]>>() == 128, "a packet slot outgrew two cache lines");
-const _: () = assert!(std::mem::align_of::<Packet<[u64; crate::cc::MAX_HEADER_BYTES / 8]>>() == 8);
+const _: () = assert!(std::mem::size_of::<Slot<[u64; MAX_HEADER_BYTES / 8]>>() == 128, "a packet slot outgrew two cache lines");
+const _: () = assert!(std::mem::align_of::<Packet<[u64; MAX_HEADER_BYTES / 8]>>() == 8);
 
 pub struct Slab<H> {
     packets: Vec<Slot<H>>,

@@ -50,7 +50,7 @@ fn minimal_routes_take_one_hop_per_differing_coordinate() {
             let mut sw = SwitchId(a);
             let (mut hops, mut leg) = (0, Leg::START);
             loop {
-                let port = routing.route(sw, NodeId(dst), Flow { src: NodeId(0), id: 0 }, &mut leg, &[], &mut rng);
+                let port = routing.route(sw, NodeId(dst), Flow { src: NodeId(0), id: 0 }, &mut leg, &lossless_core::routing::Idle, &mut rng);
                 match topo.channels[topo.switches[sw.idx()].ports[port.idx()].out.idx()].to {
                     Endpoint::Host(h) => {
                         assert_eq!(h, NodeId(dst));

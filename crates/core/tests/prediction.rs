@@ -25,7 +25,7 @@ fn tree_routings_predict_the_port_they_give_at_every_switch_and_stream_position(
                 let flow = Flow { src: NodeId((k * 7) % hosts), id: k % 3 };
                 let predicted = routing.predict(sw, dst, flow, &rng);
                 let mut leg = Leg::START;
-                let port = routing.route(sw, dst, flow, &mut leg, &[], &mut rng);
+                let port = routing.route(sw, dst, flow, &mut leg, &lossless_core::routing::Idle, &mut rng);
                 assert_eq!(predicted, Some(port), "{algorithm} at {sw:?} to {dst:?}");
             }
         }

@@ -4,7 +4,7 @@
 //! back) is deferred: the engine carries the action out right after the current event, at the
 //! same time, so a hook never reaches into state the engine is in the middle of changing.
 
-use crate::engine::{Event, EventQueue};
+use crate::event::{Event, Events};
 use crate::ids::{NodeId, PacketId, PortId, QpId, SwitchId, Vc};
 use crate::packet::{Packet, PacketKind, Slab};
 use crate::rng::Stream;
@@ -58,7 +58,7 @@ pub enum Deferred<H> {
 /// A hook's view of the network, for a mechanism whose packets carry header `H`.
 pub struct Ctx<'a, H> {
     pub(crate) now: Time,
-    pub(crate) events: &'a mut EventQueue,
+    pub(crate) events: &'a mut Events,
     pub(crate) slab: &'a mut Slab<H>,
     /// Per-NIC queues of control packets waiting for injection (they go before data).
     pub(crate) control_queues: &'a mut [VecDeque<PacketId>],

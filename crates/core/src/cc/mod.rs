@@ -54,9 +54,7 @@ impl VcRole {
     }
 }
 
-/// The largest `Mechanism::Header`, in bytes: a header of four words (the engine's packets were
-/// sized around it).
-pub const MAX_HEADER_BYTES: usize = 24;
+pub use crate::packet::MAX_HEADER_BYTES;
 
 /// Which hooks a mechanism uses; the engine does not even prepare the arguments of the others.
 /// Mechanisms write `Hooks { transmit: true, ..Hooks::NONE }`.

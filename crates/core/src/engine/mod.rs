@@ -2,16 +2,13 @@
 //! same picosecond run in an order fixed by the model, never by memory address or hash order
 //! (docs/architecture.md, "Simulation model").
 
-mod event;
-pub use event::Event;
-
 use crate::time::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// Bits of the order key: time (64) | kind priority (4) | entity (24) | sequence (36). The
 /// sequence only breaks ties between events of one entity and kind at the same picosecond,
-/// which one entity creates (`Event::entity`), so their order is their creator's and a run split
+/// which one entity creates (`Ranked::entity`), so their order is their creator's and a run split
 /// over threads (`sim::parallel`) orders them alike. It wraps after 2^36 (69 billion) events,
 /// which could reorder two such ties created across the wrap: no run comes near.
 const ENTITY_BITS: u32 = 24;
@@ -42,13 +39,22 @@ const BUCKET_SHIFT_BLOCK: u32 = 11;
 const RING_BITS: u32 = 14;
 const RING: u64 = 1 << RING_BITS;
 
-#[derive(Clone, Copy)]
-struct Entry {
-    key: u128,
-    event: Event,
+/// What the queue needs of an event to order it among those at the same picosecond: the model
+/// gives each kind a priority and each event the entity it acts on (`event::Event`).
+pub trait Ranked: Copy {
+    /// Among events at one time, lower first (at most 15).
+    fn priority(&self) -> u8;
+    /// Among events at one time and priority, lower first (its low 24 bits count).
+    fn entity(&self) -> u64;
 }
 
-impl Entry {
+#[derive(Clone, Copy)]
+struct Entry<E> {
+    key: u128,
+    event: E,
+}
+
+impl<E> Entry<E> {
     fn time(&self) -> Time {
         (self.key >> 64) as Time
     }
@@ -57,18 +63,18 @@ impl Entry {
     }
 }
 
-impl PartialEq for Entry {
+impl<E> PartialEq for Entry<E> {
     fn eq(&self, o: &Self) -> bool {
         self.key == o.key
     }
 }
-impl Eq for Entry {}
-impl PartialOrd for Entry {
+impl<E> Eq for Entry<E> {}
+impl<E> PartialOrd for Entry<E> {
     fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(o))
     }
 }
-impl Ord for Entry {
+impl<E> Ord for Entry<E> {
     fn cmp(&self, o: &Self) -> std::cmp::Ordering {
         self.key.cmp(&o.key)
     }
@@ -84,23 +90,23 @@ impl Ord for Entry {
 /// holds up to `CHUNK` events of its bucket side by side: serving a bucket follows one pointer
 /// per `CHUNK` events instead of one per event (on large networks each was a cache miss, the
 /// nodes of a bucket scattered over the pool).
-pub struct EventQueue {
+pub struct EventQueue<E> {
     /// log2 of the bucket width in ps.
     shift: u32,
     /// The absolute bucket number being served.
     base: u64,
     /// Its events, sorted by descending key: the next event is the last.
-    current: Vec<Entry>,
+    current: Vec<Entry<E>>,
     /// Reused buffers of `sort_current`.
     words: Vec<u64>,
-    sorted: Vec<Entry>,
+    sorted: Vec<Entry<E>>,
     /// Each ring slot's list.
     slots: Vec<Slot>,
-    pool: Vec<Node>,
+    pool: Vec<Node<E>>,
     free: Vec<u32>,
     /// Bit b set when ring slot b holds events.
     occupied: Vec<u64>,
-    far: BinaryHeap<Reverse<Entry>>,
+    far: BinaryHeap<Reverse<Entry<E>>>,
     seq: u64,
     popped: u64,
     /// Key of the event popped last.
@@ -112,8 +118,8 @@ pub struct EventQueue {
 /// together.
 const CHUNK: usize = 8;
 
-struct Node {
-    entries: [Entry; CHUNK],
+struct Node<E> {
+    entries: [Entry<E>; CHUNK],
     next: u32,
 }
 
@@ -130,13 +136,13 @@ const EMPTY: Slot = Slot { head: NIL, len: 0 };
 
 const NIL: u32 = u32::MAX;
 
-impl Default for EventQueue {
+impl<E: Ranked> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue::new(false)
     }
 }
 
-impl EventQueue {
+impl<E: Ranked> EventQueue<E> {
     /// An empty queue, its buckets sized for a `large` network (`memory::LARGE_RUN_BYTES`) or
     /// a smaller one. The width changes the work, never the order of the events.
     pub fn new(large: bool) -> Self {
@@ -169,7 +175,7 @@ impl EventQueue {
 
     // Inlined, a caller's event kind is known here, and its priority and entity fold away.
     #[inline]
-    pub fn push(&mut self, time: Time, event: Event) {
+    pub fn push(&mut self, time: Time, event: E) {
         let key = Self::key(time, &event) | self.seq as u128;
         self.seq = (self.seq + 1) & SEQ_MASK;
         self.len += 1;
@@ -178,7 +184,7 @@ impl EventQueue {
 
     /// The order key of `event` at `time`, its sequence bits zero.
     #[inline]
-    fn key(time: Time, event: &Event) -> u128 {
+    fn key(time: Time, event: &E) -> u128 {
         let entity = event.entity() as u128 & ((1 << ENTITY_BITS) - 1);
         (time as u128) << 64 | (event.priority() as u128) << (ENTITY_BITS + SEQ_BITS) | entity << SEQ_BITS
     }
@@ -188,14 +194,14 @@ impl EventQueue {
     /// (the clock moved past the last event without popping one). What `sim::lazy_link` settles
     /// by. Exact for events of which one entity has at most one pending per kind.
     #[inline]
-    pub fn passed(&self, time: Time, event: &Event, now: Time) -> bool {
+    pub fn passed(&self, time: Time, event: &E, now: Time) -> bool {
         Self::key(time, event) < self.last.max((now as u128) << 64)
     }
 
     /// Most events join a ring bucket whose first node has room: that path is inlined into
     /// every `push` (the call alone was 2% of the 256-host benchmark's instructions).
     #[inline]
-    fn place(&mut self, e: Entry) {
+    fn place(&mut self, e: Entry<E>) {
         let b = e.bucket(self.shift);
         if b > self.base && b < self.base + RING {
             let slot = (b & (RING - 1)) as usize;
@@ -211,7 +217,7 @@ impl EventQueue {
 
     /// Where `place` did not put `e` (in bucket `b`): the bucket being served, a new node, or
     /// the far heap.
-    fn place_else(&mut self, e: Entry, b: u64) {
+    fn place_else(&mut self, e: Entry<E>, b: u64) {
         if b <= self.base {
             // Into the bucket being served, keeping it sorted (it holds a handful of events).
             let at = self.current.partition_point(|x| x.key > e.key);
@@ -242,7 +248,7 @@ impl EventQueue {
     /// The `k`-th event to pop after the next one (0: the next), if it is in the bucket being
     /// served: what `sim::prefetch` looks ahead at.
     #[inline]
-    pub fn peek_current(&self, k: usize) -> Option<&Event> {
+    pub fn peek_current(&self, k: usize) -> Option<&E> {
         self.current.len().checked_sub(k + 1).map(|i| &self.current[i].event)
     }
 
@@ -258,7 +264,7 @@ impl EventQueue {
     }
 
     /// Pops the next event if it is due before `until`.
-    pub fn pop_before(&mut self, until: Time) -> Option<(Time, Event)> {
+    pub fn pop_before(&mut self, until: Time) -> Option<(Time, E)> {
         if self.next_time()? >= until {
             return None;
         }
@@ -317,7 +323,7 @@ impl EventQueue {
         }
         // Every event is in bucket `base`: the rank fits the word's high bits.
         let origin = (self.base << self.shift) as u128;
-        let rank = |e: &Entry| ((e.key >> SEQ_BITS) - (origin << RANK_LOW_BITS)) as u64;
+        let rank = |e: &Entry<E>| ((e.key >> SEQ_BITS) - (origin << RANK_LOW_BITS)) as u64;
         let mut words = std::mem::take(&mut self.words);
         words.clear();
         words.extend(self.current.iter().enumerate().map(|(i, e)| rank(e) << index_bits | i as u64));
@@ -402,7 +408,7 @@ impl EventQueue {
     }
 
     /// Pending events, in no particular order (for invariant checks).
-    pub fn pending(&self) -> impl Iterator<Item = &Event> {
+    pub fn pending(&self) -> impl Iterator<Item = &E> {
         let ring = self.slots.iter().flat_map(move |&Slot { head, len }| {
             std::iter::successors((head != NIL).then_some((head, len)), move |&(id, _)| {
                 let n = self.pool[id as usize].next;
@@ -417,29 +423,56 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::{ChannelId, NodeId};
+
+    /// An event of the tests: a kind's priority, the entity it acts on, and a tag to tell the
+    /// events apart.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Ev {
+        priority: u8,
+        entity: u64,
+        tag: u32,
+    }
+
+    impl Ranked for Ev {
+        fn priority(&self) -> u8 {
+            self.priority
+        }
+        fn entity(&self) -> u64 {
+            self.entity
+        }
+    }
+
+    /// A credit (the model's priority 0) on channel `ch`, a link free (1), a crossbar transfer
+    /// (2), a NIC wake-up (8): `event::Event::priority`'s ranks.
+    fn credit(ch: u64, tag: u32) -> Ev {
+        Ev { priority: 0, entity: ch, tag }
+    }
+    fn link_free(ch: u64) -> Ev {
+        Ev { priority: 1, entity: ch, tag: 0 }
+    }
+    fn wake(node: u64) -> Ev {
+        Ev { priority: 8, entity: node, tag: 0 }
+    }
 
     #[test]
     fn pops_by_time_then_priority_then_entity_then_insertion() {
         let mut q = EventQueue::default();
-        q.push(5, Event::NicWake { node: NodeId(2) });
-        q.push(5, Event::NicWake { node: NodeId(1) });
-        q.push(5, Event::Credit { ch: ChannelId(9), vc: 0, pool: 0, bytes: 1 });
-        q.push(3, Event::NicWake { node: NodeId(7) });
+        q.push(5, wake(2));
+        q.push(5, wake(1));
+        q.push(5, credit(9, 1));
+        q.push(3, wake(7));
         let order: Vec<_> = std::iter::from_fn(|| q.pop_before(Time::MAX)).collect();
         assert_eq!(order[0].0, 3);
         // Credits (priority 0) before NIC wake-ups; then entity order.
-        assert!(matches!(order[1].1, Event::Credit { .. }));
-        assert!(matches!(order[2].1, Event::NicWake { node: NodeId(1) }));
-        assert!(matches!(order[3].1, Event::NicWake { node: NodeId(2) }));
+        assert_eq!([order[1].1, order[2].1, order[3].1], [credit(9, 1), wake(1), wake(2)]);
     }
 
     #[test]
     fn an_event_has_passed_once_one_after_it_popped_or_the_clock_moved_beyond_it() {
         let mut q = EventQueue::default();
-        let free = |ch| Event::LinkFree { ch: ChannelId(ch) };
+        let free = link_free;
         q.push(5, free(3));
-        q.push(5, Event::XbarDone { sw: crate::ids::SwitchId(0), inp: crate::ids::PortId(0), out: crate::ids::PortId(0), vc: 0, bytes: 1, occupied: true });
+        q.push(5, Ev { priority: 2, entity: 0, tag: 0 });
         assert!(!q.passed(5, &free(2), 0));
         q.pop_before(Time::MAX);
         // The clock is at 5, the link free on channel 3 has run: one on 2 would have run
@@ -461,15 +494,14 @@ mod tests {
     #[test]
     fn a_bucket_of_any_size_pops_in_key_order_and_one_rank_in_push_order() {
         for size in [2, 7, SMALL_BUCKET, SMALL_BUCKET + 1, 60] {
-            for mut q in [EventQueue::new(false), EventQueue::new(true), EventQueue::for_block()] {
+            for mut q in [EventQueue::<Ev>::new(false), EventQueue::new(true), EventQueue::for_block()] {
                 let t = 3 << q.shift;
-                let credit = |ch, bytes| Event::Credit { ch: ChannelId(ch), vc: 0, pool: 0, bytes };
                 let mut pushed = Vec::new();
                 for n in 0..size as u32 {
                     // Half on channel 4 at one time (one rank), the rest spread over the bucket.
                     let (time, ch) = if n % 2 == 0 { (t + 1, 4) } else { (t + (n % 7) as u64, n % 5) };
-                    q.push(time, credit(ch, n));
-                    pushed.push((time, ch, n));
+                    q.push(time, credit(ch as u64, n));
+                    pushed.push((time, ch as u64, n));
                 }
                 // Time, then entity (the kind is one), then push order (`bytes` counts pushes).
                 pushed.sort();
@@ -484,30 +516,24 @@ mod tests {
     fn two_events_of_one_key_in_a_small_bucket_both_pop() {
         let mut q = EventQueue::default();
         let t = 3 << q.shift;
-        let credit = |bytes| Event::Credit { ch: ChannelId(4), vc: 0, pool: 0, bytes };
-        q.push(t, credit(1));
-        q.push(t + 1, credit(2));
+        q.push(t, credit(4, 1));
+        q.push(t + 1, credit(4, 2));
         // The sequence wrapped: the next push's key is the first's.
         q.seq = 0;
-        q.push(t, credit(3));
+        q.push(t, credit(4, 3));
         let mut popped = pop_credits(&mut q);
         popped.sort();
         assert_eq!(popped, [(t, 4, 1), (t, 4, 3), (t + 1, 4, 2)]);
     }
 
     /// Every event of `q`, all credits, as (time, channel, bytes) in the order they pop.
-    fn pop_credits(q: &mut EventQueue) -> Vec<(Time, u32, u32)> {
-        std::iter::from_fn(|| q.pop_before(Time::MAX))
-            .map(|(time, e)| match e {
-                Event::Credit { ch, bytes, .. } => (time, ch.0, bytes),
-                _ => unreachable!("only credits were pushed"),
-            })
-            .collect()
+    fn pop_credits(q: &mut EventQueue<Ev>) -> Vec<(Time, u64, u32)> {
+        std::iter::from_fn(|| q.pop_before(Time::MAX)).map(|(time, e)| (time, e.entity, e.tag)).collect()
     }
 
     #[test]
     fn full_buckets_spill_into_more_chunks_and_still_pop_in_order() {
-        for mut q in [EventQueue::new(false), EventQueue::new(true), EventQueue::for_block()] {
+        for mut q in [EventQueue::<Ev>::new(false), EventQueue::new(true), EventQueue::for_block()] {
             let shift = q.shift;
             // 3 * CHUNK + 1 events in one bucket, pushed in a scrambled order, and some in the
             // next buckets and beyond the ring.
@@ -516,7 +542,7 @@ mod tests {
                 .chain([7 << shift, (6 << shift) + 100, (2 * RING) << shift])
                 .collect();
             for (n, &t) in times.iter().enumerate() {
-                q.push(t, Event::NicWake { node: NodeId(n as u32) });
+                q.push(t, wake(n as u64));
             }
             assert_eq!(q.pending().count(), times.len());
             let popped: Vec<Time> = std::iter::from_fn(|| q.pop_before(Time::MAX)).map(|(t, _)| t).collect();

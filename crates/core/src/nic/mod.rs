@@ -343,7 +343,7 @@ pub struct Copies {
 /// `Copies`' changes for other partitions.
 pub(crate) struct Away {
     pub me: u16,
-    pub layout: std::sync::Arc<crate::sim::partition::Layout>,
+    pub layout: std::sync::Arc<crate::layout::Layout>,
     /// (partition, change, packet identity), in the order made.
     pub out: Vec<(u16, CopyChange, u64)>,
 }

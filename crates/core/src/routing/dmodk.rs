@@ -2,13 +2,12 @@
 //! destination, so every down link carries the traffic of a single destination.
 
 use super::updown::{Climb, UpDown};
-use super::{Flow, Leg, Registered, Route};
+use super::{Flow, Leg, PortLoads, Registered, Route};
 use crate::config::RoutingConfig;
 use crate::error::ConfigResult;
 use crate::ids::{NodeId, PortId, SwitchId};
 use crate::plugin::NoSettings;
 use crate::rng::Stream;
-use crate::switch::Output;
 use crate::topology::Topology;
 
 pub struct Dmodk(UpDown);
@@ -25,7 +24,7 @@ impl Registered for Dmodk {
 
 impl Route for Dmodk {
     #[inline]
-    fn route(&self, sw: SwitchId, dst: NodeId, flow: Flow, _: &mut Leg, _: &[Output], rng: &mut Stream) -> PortId {
+    fn route<L: PortLoads + ?Sized>(&self, sw: SwitchId, dst: NodeId, flow: Flow, _: &mut Leg, _: &L, rng: &mut Stream) -> PortId {
         self.0.route(sw, dst, flow, rng)
     }
 

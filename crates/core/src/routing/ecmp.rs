@@ -4,13 +4,12 @@
 //! (e.g. caused by ECMP or d-mod-k routing)").
 
 use super::updown::{Climb, UpDown};
-use super::{Flow, Leg, Registered, Route};
+use super::{Flow, Leg, PortLoads, Registered, Route};
 use crate::config::RoutingConfig;
 use crate::error::ConfigResult;
 use crate::ids::{NodeId, PortId, SwitchId};
 use crate::plugin::NoSettings;
 use crate::rng::Stream;
-use crate::switch::Output;
 use crate::topology::Topology;
 
 pub struct Ecmp(UpDown);
@@ -27,7 +26,7 @@ impl Registered for Ecmp {
 
 impl Route for Ecmp {
     #[inline]
-    fn route(&self, sw: SwitchId, dst: NodeId, flow: Flow, _: &mut Leg, _: &[Output], rng: &mut Stream) -> PortId {
+    fn route<L: PortLoads + ?Sized>(&self, sw: SwitchId, dst: NodeId, flow: Flow, _: &mut Leg, _: &L, rng: &mut Stream) -> PortId {
         self.0.route(sw, dst, flow, rng)
     }
 

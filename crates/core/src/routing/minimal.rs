@@ -7,13 +7,12 @@
 //! second VC set (`groups`).
 
 use super::direct::Direct;
-use super::{Flow, Leg, Registered, Route};
+use super::{Flow, Leg, PortLoads, Registered, Route};
 use crate::config::{RoutingConfig, TopologyConfig};
 use crate::error::ConfigResult;
 use crate::ids::{NodeId, PortId, SwitchId};
 use crate::plugin::NoSettings;
 use crate::rng::Stream;
-use crate::switch::Output;
 use crate::topology::Topology;
 
 pub struct Minimal(Direct);
@@ -34,7 +33,7 @@ impl Registered for Minimal {
 
 impl Route for Minimal {
     #[inline]
-    fn route(&self, sw: SwitchId, dst: NodeId, _: Flow, leg: &mut Leg, _: &[Output], _: &mut Stream) -> PortId {
+    fn route<L: PortLoads + ?Sized>(&self, sw: SwitchId, dst: NodeId, _: Flow, leg: &mut Leg, _: &L, _: &mut Stream) -> PortId {
         self.0.minimal(sw, dst, leg)
     }
 }
@@ -67,7 +66,7 @@ mod tests {
             let mut rng = crate::rng::stream(1, crate::rng::Family::Switch, 0);
             for src in 0..topo.switches.len() as u32 {
                 for dst in (0..topo.hosts() as u32).map(NodeId) {
-                    let hops = graph.add_route(SwitchId(src), dst, Leg::START, |sw, leg| routing.route(sw, dst, Flow { src: NodeId(0), id: 0 }, leg, &[], &mut rng));
+                    let hops = graph.add_route(SwitchId(src), dst, Leg::START, |sw, leg| routing.route(sw, dst, Flow { src: NodeId(0), id: 0 }, leg, &crate::routing::Idle, &mut rng));
                     assert!(hops <= 3, "{p} {a} {h}: {src} -> {dst:?} took {hops} hops");
                 }
             }

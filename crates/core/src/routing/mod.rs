@@ -28,7 +28,6 @@ use crate::error::ConfigResult;
 use crate::ids::{NodeId, PortId, SwitchId};
 use crate::plugin::{Kind, Settings};
 use crate::rng::Stream;
-use crate::switch::Output;
 use crate::topology::Topology;
 
 /// The registry: `module::Type` of every algorithm; the module's name is the value of
@@ -85,12 +84,28 @@ pub struct Flow {
     pub id: u32,
 }
 
+/// What adaptive routing reads of a switch's outputs: each port's queue length in bytes (the
+/// switch's `Output`s give it). Routing reads nothing else of the switch.
+pub trait PortLoads {
+    fn load_bytes(&self, port: PortId) -> u32;
+}
+
+/// The loads of a switch whose state is not at hand (routes traced by the static checks): every
+/// port idle.
+pub struct Idle;
+
+impl PortLoads for Idle {
+    fn load_bytes(&self, _: PortId) -> u32 {
+        0
+    }
+}
+
 /// A routing function.
 pub trait Route {
     /// The output port at switch `sw` for a packet of `flow` to `dst`; a routing with phases
-    /// advances the packet's `leg`. `outputs` is the switch's output state (what adaptive
+    /// advances the packet's `leg`. `outputs` gives the switch's port loads (what adaptive
     /// routing reads) and `rng` its own stream.
-    fn route(&self, sw: SwitchId, dst: NodeId, flow: Flow, leg: &mut Leg, outputs: &[Output], rng: &mut Stream) -> PortId;
+    fn route<L: PortLoads + ?Sized>(&self, sw: SwitchId, dst: NodeId, flow: Flow, leg: &mut Leg, outputs: &L, rng: &mut Stream) -> PortId;
 
     /// Asks memory for what `route` reads at switch `sw`, before a packet arrives there
     /// (`sim::prefetch`; a hint, which changes nothing): its tables, and `rng` if it draws.
@@ -199,7 +214,7 @@ macro_rules! __routings {
 
         impl Route for Routing {
             #[inline]
-            fn route(&self, sw: SwitchId, dst: NodeId, flow: Flow, leg: &mut Leg, outputs: &[Output], rng: &mut Stream) -> PortId {
+            fn route<L: PortLoads + ?Sized>(&self, sw: SwitchId, dst: NodeId, flow: Flow, leg: &mut Leg, outputs: &L, rng: &mut Stream) -> PortId {
                 match self { $(Routing::$ty(r) => r.route(sw, dst, flow, leg, outputs, rng),)* }
             }
 

@@ -2,13 +2,12 @@
 //! randomly assigned up channels ... then down deterministically").
 
 use super::updown::{Climb, UpDown};
-use super::{Flow, Leg, Registered, Route};
+use super::{Flow, Leg, PortLoads, Registered, Route};
 use crate::config::RoutingConfig;
 use crate::error::ConfigResult;
 use crate::ids::{NodeId, PortId, SwitchId};
 use crate::plugin::NoSettings;
 use crate::rng::Stream;
-use crate::switch::Output;
 use crate::topology::Topology;
 
 pub struct Nca(UpDown);
@@ -25,7 +24,7 @@ impl Registered for Nca {
 
 impl Route for Nca {
     #[inline]
-    fn route(&self, sw: SwitchId, dst: NodeId, flow: Flow, _: &mut Leg, _: &[Output], rng: &mut Stream) -> PortId {
+    fn route<L: PortLoads + ?Sized>(&self, sw: SwitchId, dst: NodeId, flow: Flow, _: &mut Leg, _: &L, rng: &mut Stream) -> PortId {
         self.0.route(sw, dst, flow, rng)
     }
 

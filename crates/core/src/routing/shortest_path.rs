@@ -1,12 +1,11 @@
 //! Minimal-hop routing tables for explicit topologies, with per-switch overrides.
 
-use super::{Flow, cycles, Leg, Registered, Route, Table, NO_PORT};
+use super::{Flow, cycles, Leg, PortLoads, Registered, Route, Table, NO_PORT};
 use crate::config::RoutingConfig;
 use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{Endpoint, NodeId, PortId, SwitchId};
 use crate::plugin::Settings;
 use crate::rng::Stream;
-use crate::switch::Output;
 use crate::topology::Topology;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -64,7 +63,7 @@ impl Registered for ShortestPath {
 
 impl Route for ShortestPath {
     #[inline]
-    fn route(&self, sw: SwitchId, dst: NodeId, _: Flow, _: &mut Leg, _: &[Output], _: &mut Stream) -> PortId {
+    fn route<L: PortLoads + ?Sized>(&self, sw: SwitchId, dst: NodeId, _: Flow, _: &mut Leg, _: &L, _: &mut Stream) -> PortId {
         self.0.port(sw, dst)
     }
 }

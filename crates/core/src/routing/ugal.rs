@@ -14,13 +14,12 @@
 //! Valiant).
 
 use super::direct::Direct;
-use super::{Flow, Leg, Registered, Route};
+use super::{Flow, Leg, PortLoads, Registered, Route};
 use crate::config::{RoutingConfig, TopologyConfig};
 use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{NodeId, PortId, SwitchId};
 use crate::plugin::Settings;
 use crate::rng::Stream;
-use crate::switch::Output;
 use crate::topology::Topology;
 use serde::{Deserialize, Serialize};
 
@@ -71,10 +70,10 @@ impl Registered for Ugal {
 
 impl Ugal {
     /// Whether a packet at router `here` for router `there` should detour through `via`.
-    fn detours(&self, here: SwitchId, there: SwitchId, via: SwitchId, outputs: &[Output]) -> bool {
+    fn detours<L: PortLoads + ?Sized>(&self, here: SwitchId, there: SwitchId, via: SwitchId, outputs: &L) -> bool {
         let Some((minimal_port, detour_port)) = self.direct.detour(here, there, via) else { return false };
         let d = &self.direct;
-        let queue = |port: PortId| outputs[port.idx()].load_bytes() as u64;
+        let queue = |port: PortId| outputs.load_bytes(port) as u64;
         let minimal = d.distance(here, there) as u64 * queue(minimal_port);
         let detour = (d.distance(here, via) + d.distance(via, there)) as u64 * queue(detour_port);
         minimal > detour + self.threshold_bytes
@@ -83,7 +82,7 @@ impl Ugal {
 
 impl Route for Ugal {
     #[inline]
-    fn route(&self, sw: SwitchId, dst: NodeId, _: Flow, leg: &mut Leg, outputs: &[Output], rng: &mut Stream) -> PortId {
+    fn route<L: PortLoads + ?Sized>(&self, sw: SwitchId, dst: NodeId, _: Flow, leg: &mut Leg, outputs: &L, rng: &mut Stream) -> PortId {
         if leg.is_start() {
             let there = self.direct.router_of(dst);
             let via = if leg.minimal { sw } else { self.direct.random_via(sw, there, rng) };

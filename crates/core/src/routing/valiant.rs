@@ -7,13 +7,12 @@
 //! et al., ISCA 2008, §4.2): through a random intermediate group, on three VC sets (`groups`).
 
 use super::direct::Direct;
-use super::{Flow, Leg, Registered, Route};
+use super::{Flow, Leg, PortLoads, Registered, Route};
 use crate::config::{RoutingConfig, TopologyConfig};
 use crate::error::ConfigResult;
 use crate::ids::{NodeId, PortId, SwitchId};
 use crate::plugin::NoSettings;
 use crate::rng::Stream;
-use crate::switch::Output;
 use crate::topology::Topology;
 
 pub struct Valiant(Direct);
@@ -34,7 +33,7 @@ impl Registered for Valiant {
 
 impl Route for Valiant {
     #[inline]
-    fn route(&self, sw: SwitchId, dst: NodeId, _: Flow, leg: &mut Leg, _: &[Output], rng: &mut Stream) -> PortId {
+    fn route<L: PortLoads + ?Sized>(&self, sw: SwitchId, dst: NodeId, _: Flow, leg: &mut Leg, _: &L, rng: &mut Stream) -> PortId {
         if leg.is_start() {
             if leg.minimal {
                 leg.phase = 1;

@@ -25,7 +25,7 @@ use super::partition::Layout;
 use super::Sim;
 use crate::cc::Mechanism;
 use crate::config::{Config, Partitioner};
-use crate::engine::{Event, EventQueue};
+use crate::event::{Event, Events};
 use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{ChannelId, PacketId};
 use crate::packet::Packet;
@@ -43,7 +43,7 @@ const BLOCK_BYTES: f64 = 10.0 * 1024.0 * 1024.0;
 pub(crate) struct Blocks<H> {
     layout: Layout,
     /// The event queue of every block but the one being served (`Sim::events` holds that).
-    queues: Vec<EventQueue>,
+    queues: Vec<Events>,
     /// Per block: what other blocks sent it since it was last served.
     inbox: Vec<Inbox<H>>,
     /// The block being served.
@@ -145,7 +145,7 @@ impl<M: Mechanism> Sim<M> {
         let source_block = self.traffic.sources.iter().map(|s| layout.of_host[s.node.idx()]).collect();
         let inbox = (0..layout.parts).map(|_| Inbox { events: Vec::new(), packets: Vec::new(), first: Time::MAX }).collect();
         let per_part = (layout.parts / self.part.as_ref().map_or(1, |p| p.layout.parts)) as u16;
-        let mut blocks = Blocks { queues: (0..layout.parts).map(|_| EventQueue::for_block()).collect(), inbox, layout, cur: 0, per_part, source_block };
+        let mut blocks = Blocks { queues: (0..layout.parts).map(|_| Events::for_block()).collect(), inbox, layout, cur: 0, per_part, source_block };
         if self.events.pending().any(|ev| blocks.owner(ev).is_none()) {
             return;
         }
@@ -154,7 +154,7 @@ impl<M: Mechanism> Sim<M> {
         }
         // The queue built so far leaves with the events it popped to move them; in its place, an
         // empty one stands for the block being served while that block's queue is out.
-        let mut built = std::mem::replace(&mut self.events, EventQueue::for_block());
+        let mut built = std::mem::replace(&mut self.events, Events::for_block());
         while let Some((t, ev)) = built.pop_before(Time::MAX) {
             let b = blocks.owner(&ev).expect("every pending event has an owner");
             blocks.queues[b].push(t, ev);
@@ -255,7 +255,7 @@ impl<M: Mechanism> Sim<M> {
         let others = self
             .blocks
             .as_mut()
-            .and_then(|b| b.queues.iter_mut().filter_map(EventQueue::next_time).chain(b.inbox.iter().map(|i| i.first)).min())
+            .and_then(|b| b.queues.iter_mut().filter_map(Events::next_time).chain(b.inbox.iter().map(|i| i.first)).min())
             .filter(|&t| t < Time::MAX);
         match (self.events.next_time(), others) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -265,18 +265,18 @@ impl<M: Mechanism> Sim<M> {
 
     /// Events processed so far, in every block.
     pub(crate) fn processed(&self) -> u64 {
-        self.events.processed() + self.blocks.as_ref().map_or(0, |b| b.queues.iter().map(EventQueue::processed).sum::<u64>())
+        self.events.processed() + self.blocks.as_ref().map_or(0, |b| b.queues.iter().map(Events::processed).sum::<u64>())
     }
 
     /// Whether no event is pending in any block.
     pub(super) fn drained(&self) -> bool {
-        self.events.is_empty() && self.blocks.as_ref().is_none_or(|b| b.queues.iter().all(EventQueue::is_empty) && b.inbox.iter().all(|i| i.events.is_empty()))
+        self.events.is_empty() && self.blocks.as_ref().is_none_or(|b| b.queues.iter().all(Events::is_empty) && b.inbox.iter().all(|i| i.events.is_empty()))
     }
 
     /// Every pending event, of every block, with the packet it carries (for invariant checks).
     pub(super) fn pending(&self) -> impl Iterator<Item = (&Event, Option<&Packet<M::Header>>)> {
         let slab = &self.slab;
-        let queued = self.events.pending().chain(self.blocks.iter().flat_map(|b| b.queues.iter().flat_map(EventQueue::pending)));
+        let queued = self.events.pending().chain(self.blocks.iter().flat_map(|b| b.queues.iter().flat_map(Events::pending)));
         let queued = queued.map(move |ev| match ev {
             Event::HeadArrive { pkt, .. } | Event::Deliver { pkt, .. } => (ev, Some(slab.get(*pkt))),
             _ => (ev, None),

@@ -13,25 +13,8 @@ use crate::cc::Mechanism;
 use crate::ids::{ChannelId, Endpoint, PortId};
 use crate::routing::cycles::first_cycle;
 use crate::switch::queues::Queueing;
+use crate::stats::Deadlock;
 use crate::time::{ns_from_ps, Time};
-use serde::Serialize;
-
-/// What the watchdog found, as `summary.json`'s `deadlock` (docs/metrics.md).
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct Deadlock {
-    /// When the run was stopped.
-    pub at_ns: f64,
-    /// The last time a packet crossed a channel.
-    pub last_move_ns: f64,
-    /// Data and control packets in the network (or, for control packets, waiting to enter it).
-    pub in_flight: u64,
-    /// Channels whose next packet waits for buffer space downstream that will not free, named
-    /// as in `links.csv`.
-    pub blocked: Vec<String>,
-    /// A cycle among them: each channel's downstream buffer holds packets for the next one
-    /// (empty if the blocked channels form no cycle, e.g. a mechanism that stopped all sources).
-    pub cycle: Vec<String>,
-}
 
 /// The watchdog's memory between checks. It looks every half timeout of simulated time, so a
 /// deadlock is reported between one and one and a half timeouts after the last move.

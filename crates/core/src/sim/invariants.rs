@@ -23,7 +23,7 @@
 
 use super::Sim;
 use crate::cc::Mechanism;
-use crate::engine::Event;
+use crate::event::Event;
 use crate::ids::{ChannelId, Endpoint, PacketId, PortId};
 use crate::packet::{Packet, PacketKind};
 use crate::switch::queues::Queueing;

@@ -6,7 +6,7 @@
 
 use super::Sim;
 use crate::cc::Mechanism;
-use crate::engine::Event;
+use crate::event::Event;
 use crate::ids::{ChannelId, Endpoint, NodeId, PortId, SwitchId, Vc};
 use crate::switch::queues::isolation::{Effect, HotQueues, Signal};
 use crate::switch::CamLine;

@@ -14,12 +14,12 @@
 //! output's load at each hop (`Registered::READS_OUTPUTS`), every link frees by event.
 //!
 //! The release takes effect exactly where the event would have run in the event order
-//! (`EventQueue::passed`), so results are identical to scheduling every event; only the count
+//! (`Events::passed`), so results are identical to scheduling every event; only the count
 //! of events processed falls.
 
 use super::Sim;
 use crate::cc::Mechanism;
-use crate::engine::Event;
+use crate::event::Event;
 use crate::ids::{PortId, SwitchId};
 use crate::time::Time;
 

@@ -53,7 +53,8 @@ mod switch_ops;
 
 use crate::cc::{Ctx, Deferred, Mechanism, RngAt, VcClass};
 use crate::config::{Arbitration, Config, LinkOrder, NicArbitration, SendQueueScope};
-use crate::engine::{Event, EventQueue};
+use crate::event::{Event, Events};
+use crate::stats::Deadlock;
 use crate::error::{ConfigError, ConfigResult, RunError};
 use crate::ids::{ClassId, Endpoint, NodeId, PortId, SwitchId, Vc};
 use crate::nic::{ControlQueues, Copies, Nic, SendQueues};
@@ -69,7 +70,6 @@ use crate::traffic::{self, Traffic};
 use std::collections::VecDeque;
 use std::ops::ControlFlow;
 
-pub use deadlock::Deadlock;
 
 /// Where a run is, for progress reports. The callback that receives it returns
 /// `ControlFlow::Break(())` to stop the run (`RunError::Interrupted`).
@@ -273,7 +273,7 @@ pub struct Sim<M: Mechanism> {
     pub(crate) now: Time,
     pub(crate) end: Time,
     pub(crate) seed: u64,
-    pub(crate) events: EventQueue,
+    pub(crate) events: Events,
     pub(crate) slab: Slab<M::Header>,
     pub(crate) topo: Topology,
     pub(crate) routing: Routing,
@@ -559,7 +559,7 @@ impl<M: Mechanism> Sim<M> {
             now: 0,
             end,
             seed,
-            events: EventQueue::new(large),
+            events: Events::new(large),
             slab: Slab::default(),
             control: vec![VecDeque::new(); topo.hosts()],
             routing,

@@ -3,7 +3,7 @@
 
 use super::Sim;
 use crate::cc::{Ctx, Gate, Mechanism, QueueView, RngAt, VcClass};
-use crate::engine::Event;
+use crate::event::Event;
 use crate::ids::{ChannelId, Endpoint, NodeId, PacketId, PortId, QpId};
 use crate::nic::{InRing, Message, Waiting};
 use crate::packet::{Packet, PacketKind};

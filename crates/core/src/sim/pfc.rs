@@ -12,7 +12,7 @@
 use super::{FlowControl, Sim};
 use crate::cc::Mechanism;
 use crate::config::{Config, FlowControlConfig};
-use crate::engine::Event;
+use crate::event::Event;
 use crate::error::{ConfigError, ConfigResult};
 use crate::ids::{ChannelId, Endpoint, PortId, SwitchId, Vc};
 use crate::time::{ps_from_ns, Time};

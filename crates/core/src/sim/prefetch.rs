@@ -2,7 +2,7 @@
 //!
 //! On large networks the switches' state outgrows the caches, and an event's first loads (its
 //! channel, then the switch output or input at its end, then the packet) each wait for memory:
-//! on the 4,096-host benchmark those waits were most of the run. Events of the bucket being served are known in order (`EventQueue::
+//! on the 4,096-host benchmark those waits were most of the run. Events of the bucket being served are known in order (`Events::
 //! peek_current`), so the loads are issued in stages, each reading only what an earlier one
 //! asked for: the channel of the fourth event ahead, the switch (its three lines) or packet
 //! that the third's channel leads to, and the output or input in the second's switch (every
@@ -22,7 +22,7 @@
 
 use super::Sim;
 use crate::cc::Mechanism;
-use crate::engine::Event;
+use crate::event::Event;
 use crate::hint::{prefetch, prefetch_at, prefetch_lines};
 use crate::ids::{Endpoint, SwitchId};
 use crate::routing::{Flow, Route};

@@ -8,7 +8,7 @@
 
 use super::{FlowControl, Sim};
 use crate::cc::{Beyond, Ctx, Held, Mechanism, OutputView, Request, RngAt, VcClass, Verdict};
-use crate::engine::Event;
+use crate::event::Event;
 use crate::ids::{ChannelId, Endpoint, PacketId, PortId, SwitchId, Vc};
 use crate::packet::{Packet, PacketKind};
 use crate::routing::{Flow, Route};
@@ -100,7 +100,7 @@ impl<M: Mechanism> Sim<M> {
         let sw = &mut self.switches[s.idx()];
         match p.ahead.take() {
             Some((port, leg)) => (p.out_port, p.leg) = (port, leg),
-            None => p.out_port = self.routing.route(s, p.dst, Flow { src: p.src, id: p.flow }, &mut p.leg, &sw.outputs, &mut sw.rng),
+            None => p.out_port = self.routing.route(s, p.dst, Flow { src: p.src, id: p.flow }, &mut p.leg, &sw.outputs[..], &mut sw.rng),
         }
         let p = self.slab.get(pkt);
         let (out, ovc) = (p.out_port, self.out_vc(p) as usize);
@@ -117,7 +117,7 @@ impl<M: Mechanism> Sim<M> {
         // switch routes on arrival (inputs fed by hosts have no per-output buffers).
         let (sw, p) = (&mut self.switches[s.idx()], self.slab.get_mut(pkt));
         let mut leg = p.leg;
-        let port = self.routing.route(n, p.dst, Flow { src: p.src, id: p.flow }, &mut leg, &[], &mut sw.rng);
+        let port = self.routing.route(n, p.dst, Flow { src: p.src, id: p.flow }, &mut leg, &crate::routing::Idle, &mut sw.rng);
         p.ahead = Some((port, leg));
     }
 

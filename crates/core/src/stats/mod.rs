@@ -12,7 +12,7 @@ pub use fairness::Fairness;
 pub use flows::{FlowRecord, Flows, ZeroLoad};
 pub use histogram::{Latency, LatencySummary};
 pub(crate) use summary::Context as SummaryContext;
-pub use summary::{ClassSummary, Counters, FlowRow, LinkRow, SeriesRow, Summary};
+pub use summary::{ClassSummary, Counters, Deadlock, FlowRow, LinkRow, SeriesRow, Summary};
 
 use crate::ids::{ChannelId, ClassId, NodeId};
 use crate::packet::Packet;

@@ -3,7 +3,6 @@
 
 use super::{Fairness, LatencySummary, Stats};
 use crate::ids::NodeId;
-use crate::sim::Deadlock;
 use crate::time::{ns_from_ps, Rate, Time};
 use crate::topology::Topology;
 use crate::traffic::Traffic;
@@ -320,4 +319,21 @@ fn endpoint_name(topo: &Topology, e: crate::ids::Endpoint) -> String {
         crate::ids::Endpoint::Host(h) => topo.host_names[h.idx()].clone(),
         crate::ids::Endpoint::Switch(s, p) => format!("{}:{}", topo.switches[s.idx()].name, p),
     }
+}
+
+/// What the watchdog found, as `summary.json`'s `deadlock` (docs/metrics.md).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Deadlock {
+    /// When the run was stopped.
+    pub at_ns: f64,
+    /// The last time a packet crossed a channel.
+    pub last_move_ns: f64,
+    /// Data and control packets in the network (or, for control packets, waiting to enter it).
+    pub in_flight: u64,
+    /// Channels whose next packet waits for buffer space downstream that will not free, named
+    /// as in `links.csv`.
+    pub blocked: Vec<String>,
+    /// A cycle among them: each channel's downstream buffer holds packets for the next one
+    /// (empty if the blocked channels form no cycle, e.g. a mechanism that stopped all sources).
+    pub cycle: Vec<String>,
 }

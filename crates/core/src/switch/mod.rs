@@ -312,6 +312,13 @@ impl Output {
     }
 }
 
+impl crate::routing::PortLoads for [Output] {
+    #[inline]
+    fn load_bytes(&self, port: PortId) -> u32 {
+        self[port.idx()].load_bytes()
+    }
+}
+
 /// The fields a packet's hop reads fill the first three cache lines, aligned, ahead of the
 /// random stream: the arrays (as boxed slices, a pointer and a length each) and the masks of
 /// requests and queued packets first, then the per-input counters, the pins and the crossbar's
@@ -516,7 +523,7 @@ impl Switch {
 
     /// Where the far ends of its links are served (`OutLink::home`, `InLink::home`): their
     /// partitions or blocks in `layout`.
-    pub(crate) fn set_homes(&mut self, layout: &crate::sim::partition::Layout) {
+    pub(crate) fn set_homes(&mut self, layout: &crate::layout::Layout) {
         for o in self.outputs.iter_mut() {
             o.link.home = layout.down[o.link.ch.idx()];
         }

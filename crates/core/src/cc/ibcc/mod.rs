@@ -382,12 +382,12 @@ mod tests {
     /// congested, so that each of its packets comes back as a BECN (Marking_Rate 0), once its
     /// CCTI has settled: the last 200 packets of 200 ms.
     fn settled_interval_ns(cct: &str) -> f64 {
-        use crate::engine::EventQueue;
+        use crate::event::Events;
         use crate::nic::Copies;
         use crate::packet::Slab;
         use crate::time::Rate;
         let mut m = ibcc(&format!("marking_rate = 0\nccti_timer_ns = 150000.0\ncct = {cct}"));
-        let (mut events, mut slab, mut control) = (EventQueue::default(), Slab::default(), vec![std::collections::VecDeque::new(); 2]);
+        let (mut events, mut slab, mut control) = (Events::default(), Slab::default(), vec![std::collections::VecDeque::new(); 2]);
         let (mut rngs, mut sent, mut deferred, mut copies) = (crate::cc::Streams::new(1), 0, Vec::new(), Copies::default());
         let rate = Rate::from_gbps(13.5);
         let q = QueueView { qp: QpId(0), number: 1, src: NodeId(0), dst: NodeId(1), retransmission: false, head_message_packets: 2, head_message_left: 2, head_class: 0, link_rate: rate };

@@ -1,6 +1,9 @@
-//! Everything that can happen at a point in time.
+//! Everything that can happen at a point in time in the model, and how events at one time are
+//! ordered (`engine::Ranked`): the calendar (`engine`) orders them without knowing what they are.
 
+use crate::engine::Ranked;
 use crate::ids::{ChannelId, NodeId, PacketId, PortId, SwitchId, Vc};
+use crate::switch::queues::isolation::Signal;
 
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
@@ -17,7 +20,7 @@ pub enum Event {
     /// Line `line` of the input at the far end of `ch` tells its sender about its packets on
     /// `vc` (congested-flow isolation, `sim::isolation`); an allocation's destinations are
     /// `dests` in `Sim::line_dests`.
-    Isolation { ch: ChannelId, vc: Vc, line: u32, signal: crate::switch::queues::isolation::Signal, dests: u32 },
+    Isolation { ch: ChannelId, vc: Vc, line: u32, signal: Signal, dests: u32 },
     /// Channel `ch` finished serializing a packet (or a deferred start is due).
     LinkFree { ch: ChannelId },
     /// The crossbar finished moving a packet's tail (`bytes` on `vc`) from input `inp` to output
@@ -51,11 +54,11 @@ pub enum Event {
     Timer { token: u64 },
 }
 
-impl Event {
+impl Ranked for Event {
     /// Among events at the same time: resources are released (credits, links, crossbar) before
     /// they are competed for, so an allocation never misses what frees at the same picosecond.
     #[inline]
-    pub fn priority(&self) -> u8 {
+    fn priority(&self) -> u8 {
         match self {
             Event::Credit { .. } | Event::Pause { .. } | Event::PauseEnd { .. } | Event::PauseRefresh { .. } | Event::Isolation { .. } => 0,
             Event::LinkFree { .. } => 1,
@@ -73,7 +76,7 @@ impl Event {
     /// The entity the event belongs to, as the deterministic tie-break after priority (switch
     /// ports are `switch << 6 | port`: at most 63 ports and the local input, see `MAX_SWITCH_PORTS`).
     #[inline]
-    pub fn entity(&self) -> u64 {
+    fn entity(&self) -> u64 {
         match *self {
             Event::Credit { ch, .. }
             | Event::Pause { ch, .. }
@@ -90,3 +93,6 @@ impl Event {
         }
     }
 }
+
+/// The simulation's calendar of events.
+pub type Events = crate::engine::EventQueue<Event>;
