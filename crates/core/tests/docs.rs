@@ -80,3 +80,34 @@ fn config_md_has_the_generated_plugin_sections() {
         std::fs::write(&path, text).unwrap();
     }
 }
+
+/// Every file docs/architecture.md names (`switch/credits.rs`, `voq.rs`, `sweeps/`) exists, as a
+/// path or a file name somewhere in the repository.
+#[test]
+fn architecture_names_only_files_that_exist() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let doc = std::fs::read_to_string(root.join("docs/architecture.md")).unwrap();
+    let mut names = std::collections::BTreeSet::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if name.starts_with('.') || name == "target" {
+                continue;
+            }
+            let rel = path.strip_prefix(&root).unwrap().to_string_lossy().to_string();
+            if path.is_dir() {
+                names.insert(format!("{name}/"));
+                names.insert(format!("{rel}/"));
+                stack.push(path);
+            } else {
+                names.insert(name);
+                names.insert(rel);
+            }
+        }
+    }
+    let cited = doc.split(|c: char| !(c.is_ascii_alphanumeric() || "_./-".contains(c))).filter(|w| w.ends_with(".rs") || w.ends_with(".py"));
+    let missing: Vec<&str> = cited.filter(|w| !names.contains(*w) && !names.iter().any(|n| n.ends_with(&format!("/{w}")))).collect();
+    assert!(missing.is_empty(), "docs/architecture.md names files that do not exist: {missing:?}");
+}
