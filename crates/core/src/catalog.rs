@@ -33,7 +33,7 @@ pub fn catalog() -> Vec<Choices> {
             key: "routing.algorithm",
             values: std::iter::once((
                 crate::routing::AUTO,
-                "`nca` on trees, `minimal` on flattened butterflies, `shortest_path` on other topologies.".to_string(),
+                format!("{}.", crate::routing::AUTO_RULE),
             ))
             .chain(crate::routing::entries().into_iter().map(|e| (e.name, first_sentence(e.about))))
             .collect(),

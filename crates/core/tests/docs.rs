@@ -111,3 +111,12 @@ fn architecture_names_only_files_that_exist() {
     let missing: Vec<&str> = cited.filter(|w| !names.contains(*w) && !names.iter().any(|n| n.ends_with(&format!("/{w}")))).collect();
     assert!(missing.is_empty(), "docs/architecture.md names files that do not exist: {missing:?}");
 }
+
+/// docs/config.md says what `routing.algorithm = "auto"` picks in the words of the rule the code
+/// applies (`routing::AUTO_RULE`, beside `routing::selected`).
+#[test]
+fn config_md_gives_the_auto_routing_rule_the_code_applies() {
+    let doc = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/config.md")).unwrap();
+    let row = doc.lines().find(|l| l.starts_with("| `algorithm` |")).expect("a row for routing.algorithm");
+    assert!(row.contains(lossless_core::routing::AUTO_RULE), "{row}");
+}

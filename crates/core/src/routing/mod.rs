@@ -155,6 +155,9 @@ pub const KIND: Kind = Kind {
 
 /// The algorithm `cfg` selects for `topo`: `auto` is `nca` on trees, `minimal` on flattened
 /// butterflies and dragonflies, `shortest_path` otherwise.
+/// What `auto` picks, in words (`lossless list`, docs/config.md): `selected`'s rule.
+pub const AUTO_RULE: &str = "`nca` on trees, `minimal` on flattened butterflies and dragonflies, `shortest_path` elsewhere";
+
 pub fn selected<'a>(cfg: &'a RoutingConfig, topo: &Topology) -> &'a str {
     match cfg.algorithm.as_str() {
         AUTO if topo.is_tree() => "nca",
