@@ -174,7 +174,7 @@ impl<E: Ranked> EventQueue<E> {
     }
 
     // Inlined, a caller's event kind is known here, and its priority and entity fold away.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, time: Time, event: E) {
         let key = Self::key(time, &event) | self.seq as u128;
         self.seq = (self.seq + 1) & SEQ_MASK;
@@ -183,7 +183,7 @@ impl<E: Ranked> EventQueue<E> {
     }
 
     /// The order key of `event` at `time`, its sequence bits zero.
-    #[inline]
+    #[inline(always)]
     fn key(time: Time, event: &E) -> u128 {
         let entity = event.entity() as u128 & ((1 << ENTITY_BITS) - 1);
         (time as u128) << 64 | (event.priority() as u128) << (ENTITY_BITS + SEQ_BITS) | entity << SEQ_BITS
