@@ -274,7 +274,7 @@ def _only_seeds_vary(results: SweepResults, rows: pd.DataFrame, shown: list[str 
         if d not in shown and d != "seed" and rows[d].nunique(dropna=False) > 1:
             raise ValueError(
                 f"`{d}` varies too ({rows[d].nunique()} values) but is not on the figure: "
-                f"pick one value with results.select({{{d!r}: ...}}) (--where {d}=... on the command line) or show it with by="
+                f"pick one value with results.select({{{d!r}: ...}}) (--where {d}=... on the command line) or show it with by={d!r} (--by {d})"
             )
 
 
