@@ -262,7 +262,7 @@ fn voqnet_keeps_a_congested_destination_from_holding_up_any_other() {
 fn fbicm_isolates_a_congested_destination_in_a_few_queues() {
     let with_a_hot = behind_a_link() + A_HOT;
     let run_with = |o: &[&str]| run_config(&config_with(&with_a_hot, o));
-    // The thesis' thresholds in MTUs (Paper V §V-A: Stop 10, Go 4), here of 256 bytes, in a
+    // The thesis' thresholds in MTUs (Paper V §V-A: a Stop threshold of 10, Go of 4), here of 256 bytes, in a
     // buffer of 32.
     let fbicm = run_with(&[
         "switch.input_queues=\"fbicm\"",
