@@ -11,6 +11,7 @@ to expect, to the nearest second, not a benchmark.
 """
 
 import argparse
+import os
 import platform
 import subprocess
 import sys
@@ -51,10 +52,12 @@ def write(times: dict) -> None:
     lines = [
         "# Wall time of each reproduction, in seconds, short mode and --full: written by",
         "# scripts/reproduce_times.py, which ran each target alone on every core of a",
-        f"# {platform.machine()} machine of {__import__('os').cpu_count()} cores. A guide, not a benchmark.",
+        f"# {platform.machine()} machine of {os.cpu_count()} cores. A guide, not a benchmark.",
         "",
     ]
-    for i in sorted(times, key=lambda t: [int(p) if p.isdigit() else p for p in __import__("re").split(r"(\d+)", t)]):
+    from lossless.reproduce import natural
+
+    for i in sorted(times, key=natural):
         lines.append(f'["{i}"]')
         lines += [f"{k} = {v}" for k, v in sorted(times[i].items(), key=lambda kv: kv[0] != "short_s")]
         lines.append("")

@@ -95,12 +95,14 @@ def _duration(seconds: int | None) -> str:
     return f"{seconds / 60:.0f} min" if seconds < 5940 else f"{seconds / 3600:.1f} h"
 
 
-def listed() -> list[Target]:
-    """The targets in natural order: by paper, then by number (srp-9 before srp-10)."""
-    def key(t: Target):
-        return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", t.id)]
+def natural(id: str) -> list[int | str]:
+    """A target id's sort key in natural order: by paper, then by number (srp-9 before srp-10)."""
+    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", id)]
 
-    return sorted(TARGETS.values(), key=key)
+
+def listed() -> list[Target]:
+    """The targets in natural order (`natural`)."""
+    return sorted(TARGETS.values(), key=lambda t: natural(t.id))
 
 
 def example(path: str) -> Path:
